@@ -1,0 +1,22 @@
+"""Retry delays: the seed's exponential backoff exactly, and an opt-in full-jitter variant."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+BASE_DELAY = timedelta(seconds=5)
+MAX_DELAY = timedelta(minutes=5)
+
+
+def backoff_delay(attempts: int) -> timedelta:
+    """5 s for attempts <= 0, else 2**min(attempts, 6) seconds, capped at 5 minutes."""
+    if attempts <= 0:
+        return BASE_DELAY
+    return min(timedelta(seconds=2 ** min(attempts, 6)), MAX_DELAY)
+
+
+def full_jitter_delay(attempts: int, rng: random.Random) -> timedelta:
+    """A uniform delay in [0, backoff_delay(attempts)]: spreads a thundering herd of retries."""
+    ceiling = backoff_delay(attempts).total_seconds()
+    return timedelta(seconds=rng.uniform(0.0, ceiling))

@@ -1,0 +1,22 @@
+"""Reading identities out of job payloads; anything malformed is a permanent error."""
+
+from __future__ import annotations
+
+from skincare_core.errors import InvalidJob
+from skincare_core.jobs import Job
+
+
+def order_id_of(job: Job) -> int:
+    """The positive integer `order_id` of the payload."""
+    raw = job.payload.get("order_id", "")
+    if not raw.isdigit() or int(raw) <= 0:
+        raise InvalidJob(f"payload order_id must be a positive integer, got {raw!r}")
+    return int(raw)
+
+
+def event_id_of(job: Job) -> str:
+    """The non-empty `event_id` of the payload."""
+    raw = job.payload.get("event_id", "")
+    if not raw.strip():
+        raise InvalidJob("payload event_id is missing")
+    return raw

@@ -1,0 +1,163 @@
+"""Ports of the shop's storage: one unit of work (a transaction) and its repositories."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from types import TracebackType
+from typing import Protocol
+
+from skincare_core.jobs import Job
+from skincare_core.models import (
+    CartLine,
+    InvoiceRecord,
+    NewOrder,
+    NotificationType,
+    Order,
+    Payment,
+    PaymentEvent,
+    Product,
+    User,
+)
+
+
+class UserRepository(Protocol):
+    """Customers."""
+
+    async def get(self, user_id: int) -> User | None:
+        """The user, or None."""
+
+
+class ProductRepository(Protocol):
+    """The catalogue and its stock."""
+
+    async def list(self) -> list[Product]:
+        """Every product, by id."""
+
+    async def get(self, product_id: int) -> Product | None:
+        """One product, or None."""
+
+    async def decrement_stock(self, product_id: int, quantity: int) -> None:
+        """Take `quantity` out of stock (the caller has checked it under lock)."""
+
+
+class CartRepository(Protocol):
+    """Users' carts."""
+
+    async def lines(self, user_id: int, *, lock_products: bool = False) -> list[CartLine]:
+        """The cart by product id; with `lock_products` the product rows are locked in id order."""
+
+    async def set_quantity(self, user_id: int, product_id: int, quantity: int) -> None:
+        """Set a line's quantity; 0 removes it."""
+
+    async def clear(self, user_id: int) -> None:
+        """Empty the cart."""
+
+
+class OrderRepository(Protocol):
+    """Placed orders."""
+
+    async def get(self, order_id: int, *, for_update: bool = False) -> Order | None:
+        """The order with items, or None; `for_update` locks it."""
+
+    async def find_by_idempotency_key(self, user_id: int, key: str) -> Order | None:
+        """The order this user placed with this key, or None."""
+
+    async def add(self, order: NewOrder) -> Order:
+        """Write the order and its items; DuplicateIdempotencyKey if the key is taken."""
+
+    async def mark_paid(self, order_id: int) -> bool:
+        """Move `pending -> paid` (payment_status paid); False if it was not pending."""
+
+
+class PaymentRepository(Protocol):
+    """Payment events from the gateway."""
+
+    async def add_event(self, event: PaymentEvent) -> bool:
+        """Store the event unless its event_id exists; True when it was new."""
+
+    async def get(self, event_id: str, *, for_update: bool = False) -> Payment | None:
+        """The payment, or None; `for_update` locks it."""
+
+    async def mark_paid(self, event_id: str, paid_at: datetime) -> None:
+        """Record the event as applied."""
+
+
+class NotificationRepository(Protocol):
+    """Which e-mails each order already got (UNIQUE order_id + type)."""
+
+    async def is_notified(self, order_id: int, kind: NotificationType) -> bool:
+        """Whether this notification was recorded."""
+
+    async def mark_notified(self, order_id: int, kind: NotificationType, sent_at: datetime) -> None:
+        """Record it; AlreadyNotified if it already was (the transaction stays usable)."""
+
+
+class InvoiceRepository(Protocol):
+    """Invoices stored per order."""
+
+    async def get(self, order_id: int) -> InvoiceRecord | None:
+        """The invoice record, or None."""
+
+    async def add(self, record: InvoiceRecord) -> None:
+        """Record the invoice; a second record for the order is a no-op."""
+
+
+class Outbox(Protocol):
+    """Jobs written in the same transaction as the business change that causes them."""
+
+    async def add(self, job: Job) -> None:
+        """Queue `job` if, and only if, this unit of work commits."""
+
+
+class UnitOfWork(Protocol):
+    """One transaction: commit on clean exit, roll back on error."""
+
+    @property
+    def users(self) -> UserRepository: ...
+
+    @property
+    def products(self) -> ProductRepository: ...
+
+    @property
+    def carts(self) -> CartRepository: ...
+
+    @property
+    def orders(self) -> OrderRepository: ...
+
+    @property
+    def payments(self) -> PaymentRepository: ...
+
+    @property
+    def notifications(self) -> NotificationRepository: ...
+
+    @property
+    def invoices(self) -> InvoiceRepository: ...
+
+    @property
+    def outbox(self) -> Outbox: ...
+
+    async def __aenter__(self) -> UnitOfWork: ...
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+
+class UnitOfWorkFactory(Protocol):
+    """Makes a fresh unit of work per use."""
+
+    def __call__(self) -> UnitOfWork: ...
+
+
+class OutboxStorage(Protocol):
+    """Committed outbox jobs waiting for the relay: claimed with a lease, deleted once sent."""
+
+    async def claim(self, limit: int) -> Sequence[tuple[str, Job]]:
+        """Lease up to `limit` unsent jobs as (handle, job); [] when none wait."""
+
+    async def mark_sent(self, handles: Sequence[str]) -> None:
+        """These jobs reached the queue."""
