@@ -1,0 +1,1 @@
+"""Invoice PDFs with fpdf2, stored in a directory or (optional extra) S3."""

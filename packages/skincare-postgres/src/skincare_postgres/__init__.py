@@ -1,0 +1,1 @@
+"""PostgreSQL adapters: schema, migrations, unit of work, repositories and the Postgres queue."""

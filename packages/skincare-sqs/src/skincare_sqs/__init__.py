@@ -1,0 +1,1 @@
+"""Amazon SQS adapter: queue, dead-letter queue, redrive and provisioning."""
