@@ -1,0 +1,69 @@
+"""Bearer JWT (HS256) sign-in: the token's `sub` is the user id."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from litestar import Request
+from litestar.connection import ASGIConnection
+from litestar.exceptions import NotAuthorizedException
+from litestar.middleware.authentication import AuthenticationResult
+from litestar.openapi.spec import Components, SecurityScheme
+from litestar.security.jwt import JWTAuth, JWTAuthenticationMiddleware, Token
+
+from skincare_http.config import ApiSettings
+
+ALGORITHM = "HS256"
+SECURITY_SCHEME = "BearerToken"
+SECURITY: list[dict[str, list[str]]] = [{SECURITY_SCHEME: []}]
+# Reachable without a token: the gateway's webhook, the probes and the OpenAPI document.
+PUBLIC_PATHS = ["^/v1/payments/webhook$", "^/healthz$", "^/readyz$", "^/schema"]
+
+
+def issue_token(secret: str, issuer: str, user_id: int, ttl: timedelta) -> str:
+    """A signed token for `user_id`, valid for `ttl`."""
+    now = datetime.now(UTC)
+    return Token(sub=str(user_id), exp=now + ttl, iat=now, iss=issuer).encode(secret, ALGORITHM)
+
+
+class BearerJWTMiddleware(JWTAuthenticationMiddleware):
+    """Litestar's JWT middleware, but only for the `Bearer` scheme."""
+
+    async def authenticate_request(
+        self, connection: ASGIConnection[Any, Any, Any, Any]
+    ) -> AuthenticationResult:
+        """Decode the Bearer token; NotAuthorizedException when missing or bad."""
+        scheme, _, token = connection.headers.get(self.auth_header, "").partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise NotAuthorizedException("a Bearer token is required")
+        return await self.authenticate_token(encoded_token=token.strip(), connection=connection)
+
+
+async def _user_id(token: Token, connection: ASGIConnection[Any, Any, Any, Any]) -> int | None:
+    # None makes the middleware answer 401: `sub` must be a positive integer.
+    return int(token.sub) if token.sub.isdigit() and int(token.sub) > 0 else None
+
+
+def jwt_auth(settings: ApiSettings) -> JWTAuth[int, Token]:
+    """The auth config: HS256, the settings' issuer, expiry and `sub` required."""
+    return JWTAuth[int, Token](
+        retrieve_user_handler=_user_id,
+        token_secret=settings.jwt_secret,
+        algorithm=ALGORITHM,
+        accepted_issuers=[settings.jwt_issuer],
+        require_claims=["exp", "sub", "iss"],
+        exclude=PUBLIC_PATHS,
+        authentication_middleware_class=BearerJWTMiddleware,
+    )
+
+
+def security_components() -> Components:
+    """The OpenAPI security scheme the signed-in routes reference."""
+    scheme = SecurityScheme(type="http", scheme="bearer", bearer_format="JWT")
+    return Components(security_schemes={SECURITY_SCHEME: scheme})
+
+
+def current_user_id(request: Request[int, Token, Any]) -> int:
+    """Dependency: the signed-in user's id."""
+    return request.user
