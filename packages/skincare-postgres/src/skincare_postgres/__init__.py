@@ -1,1 +1,20 @@
 """PostgreSQL adapters: schema, migrations, unit of work, repositories and the Postgres queue."""
+
+from skincare_postgres.engine import create_engine
+from skincare_postgres.errors import DatabaseUnavailable
+from skincare_postgres.migrations import downgrade, upgrade
+from skincare_postgres.queue import PostgresQueue
+from skincare_postgres.schema import JOBS_CHANNEL, metadata
+from skincare_postgres.unit_of_work import PostgresDatabase, PostgresUnitOfWork
+
+__all__ = [
+    "JOBS_CHANNEL",
+    "DatabaseUnavailable",
+    "PostgresDatabase",
+    "PostgresQueue",
+    "PostgresUnitOfWork",
+    "create_engine",
+    "downgrade",
+    "metadata",
+    "upgrade",
+]

@@ -1,0 +1,78 @@
+"""A dedicated psycopg connection, opened on first use and reopened after it breaks."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import Any
+
+import anyio
+import psycopg
+from psycopg.rows import TupleRow
+
+from skincare_postgres.errors import is_unavailable, unavailable_as_error
+
+Setup = Callable[[psycopg.AsyncConnection[TupleRow]], Awaitable[None]]
+
+
+class DedicatedConnection:
+    """One autocommit connection outside the engine's pool, for the queue's hot path."""
+
+    def __init__(
+        self,
+        conninfo: str,
+        *,
+        connect_timeout: timedelta,
+        settings: dict[str, str],
+        setup: Setup | None = None,
+    ) -> None:
+        self._conninfo = conninfo
+        self._timeout = max(1, round(connect_timeout.total_seconds()))
+        self._options = " ".join(f"-c {name}={value}" for name, value in settings.items())
+        self._setup = setup
+        self._conn: psycopg.AsyncConnection[TupleRow] | None = None
+        self._lock = anyio.Lock()
+
+    async def get(self) -> psycopg.AsyncConnection[TupleRow]:
+        """The open connection, connecting (and running `setup`) if there is none."""
+        async with self._lock:
+            if self._conn is None or self._conn.closed:
+                with unavailable_as_error():
+                    self._conn = await self._connect()
+            return self._conn
+
+    async def fetch(self, query: Any, params: dict[str, Any]) -> list[TupleRow]:
+        """Run one autocommit statement; the rows it returned ([] for none)."""
+        conn = await self.get()
+        try:
+            with unavailable_as_error():
+                cursor = await conn.execute(query, params)
+                return await cursor.fetchall() if cursor.description else []
+        except BaseException:
+            # A failed or cancelled statement may leave the connection mid-protocol.
+            await self.close()
+            raise
+
+    async def close(self) -> None:
+        """Close the connection; the next use opens a new one."""
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        with anyio.CancelScope(shield=True):
+            try:
+                await conn.close()
+            except Exception as error:
+                if not is_unavailable(error):
+                    raise
+
+    async def _connect(self) -> psycopg.AsyncConnection[TupleRow]:
+        conn = await psycopg.AsyncConnection.connect(
+            self._conninfo, autocommit=True, connect_timeout=self._timeout, options=self._options
+        )
+        try:
+            if self._setup is not None:
+                await self._setup(conn)
+        except BaseException:
+            await conn.close()
+            raise
+        return conn

@@ -1,0 +1,61 @@
+"""Waiting for a job notification on a LISTENing connection, with a timeout."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import anyio
+import psycopg
+from psycopg import sql
+from psycopg.rows import TupleRow
+
+from skincare_postgres.connection import DedicatedConnection
+from skincare_postgres.errors import unavailable_as_error
+
+
+class JobListener:
+    """One LISTEN connection per queue; concurrent waiters share whatever wakes the reader."""
+
+    def __init__(self, conninfo: str, channel: str, *, connect_timeout: timedelta) -> None:
+        self._channel = channel
+        self._conn = DedicatedConnection(
+            conninfo, connect_timeout=connect_timeout, settings={}, setup=self._listen
+        )
+        self._reading = False
+        self._woken = anyio.Event()
+
+    async def start(self) -> None:
+        """LISTEN now, so a job enqueued from here on is noticed."""
+        await self._conn.get()
+
+    async def wait(self, seconds: float) -> None:
+        """Return on a notification (or one already received) or after `seconds`."""
+        if self._reading:
+            with anyio.move_on_after(seconds):
+                await self._woken.wait()
+            return
+        self._reading, self._woken = True, anyio.Event()
+        try:
+            await self._read(seconds)
+        finally:
+            self._reading = False
+            self._woken.set()
+
+    async def close(self) -> None:
+        """Close the listening connection."""
+        await self._conn.close()
+
+    async def _read(self, seconds: float) -> None:
+        conn = await self._conn.get()
+        try:
+            with unavailable_as_error():
+                received = [n async for n in conn.notifies(timeout=seconds, stop_after=1)]
+                # Drain the backlog piled up while busy: one wake-up covers them all.
+                while received:
+                    received = [n async for n in conn.notifies(timeout=0)]
+        except BaseException:
+            await self._conn.close()
+            raise
+
+    async def _listen(self, conn: psycopg.AsyncConnection[TupleRow]) -> None:
+        await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._channel)))

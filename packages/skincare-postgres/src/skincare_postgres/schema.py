@@ -1,0 +1,190 @@
+"""The shop's tables as SQLAlchemy Core `Table`s; migrations create exactly these."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    Column,
+    DateTime,
+    ForeignKey,
+    Identity,
+    Index,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    Table,
+    Text,
+    UniqueConstraint,
+    func,
+    text,
+)
+from sqlalchemy.dialects.postgresql import UUID
+
+from skincare_core.models import NotificationType, OrderStatus, PaymentStatus
+
+JOBS_CHANNEL = "skincare_jobs"
+"""The NOTIFY channel a committed enqueue signals on."""
+
+JOB_STATUSES = ("ready", "dead")
+"""A job row is waiting or leased (`ready`) or a dead letter (`dead`); acked rows are deleted."""
+
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "ck": "ck_%(table_name)s_%(constraint_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+
+def _one_of(column: str, values: tuple[str, ...]) -> CheckConstraint:
+    allowed = ", ".join(f"'{v}'" for v in values)
+    return CheckConstraint(f"{column} IN ({allowed})", name=f"{column}_allowed")
+
+
+def _now() -> Column[object]:
+    return Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now())
+
+
+def _id() -> Column[int]:
+    return Column("id", BigInteger, Identity(always=True), primary_key=True)
+
+
+users = Table(
+    "users",
+    metadata,
+    _id(),
+    Column("email", Text, nullable=False, unique=True),
+    Column("language", Text, nullable=False, server_default="id"),
+    _now(),
+)
+
+products = Table(
+    "products",
+    metadata,
+    _id(),
+    Column("sku", Text, nullable=False, unique=True),
+    Column("name", Text, nullable=False),
+    Column("price_rupiah", BigInteger, nullable=False),
+    Column("stock", Integer, nullable=False),
+    CheckConstraint("price_rupiah >= 0", name="price_not_negative"),
+    CheckConstraint("stock >= 0", name="stock_not_negative"),
+)
+
+cart_items = Table(
+    "cart_items",
+    metadata,
+    Column("user_id", BigInteger, ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    Column("product_id", BigInteger, ForeignKey("products.id"), nullable=False),
+    Column("quantity", Integer, nullable=False),
+    PrimaryKeyConstraint("user_id", "product_id"),
+    CheckConstraint("quantity > 0", name="quantity_positive"),
+)
+
+orders = Table(
+    "orders",
+    metadata,
+    _id(),
+    Column("order_number", Text, nullable=False, unique=True),
+    Column("user_id", BigInteger, ForeignKey("users.id"), nullable=False),
+    Column("status", Text, nullable=False),
+    Column("payment_status", Text, nullable=False),
+    Column("total_rupiah", BigInteger, nullable=False),
+    Column("idempotency_key", Text, nullable=False),
+    _now(),
+    Column("updated_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    UniqueConstraint("user_id", "idempotency_key"),
+    _one_of("status", tuple(OrderStatus)),
+    _one_of("payment_status", tuple(PaymentStatus)),
+    CheckConstraint("total_rupiah >= 0", name="total_not_negative"),
+)
+
+order_items = Table(
+    "order_items",
+    metadata,
+    _id(),
+    Column(
+        "order_id",
+        BigInteger,
+        ForeignKey("orders.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
+    Column("product_id", BigInteger, ForeignKey("products.id"), nullable=False),
+    Column("name", Text, nullable=False),
+    Column("quantity", Integer, nullable=False),
+    Column("unit_price_rupiah", BigInteger, nullable=False),
+    CheckConstraint("quantity > 0", name="quantity_positive"),
+    CheckConstraint("unit_price_rupiah >= 0", name="price_not_negative"),
+)
+
+payments = Table(
+    "payments",
+    metadata,
+    _id(),
+    Column("event_id", Text, nullable=True),
+    Column("order_id", BigInteger, ForeignKey("orders.id"), nullable=False, index=True),
+    Column("status", Text, nullable=False),
+    Column("amount_rupiah", BigInteger, nullable=False),
+    Column("paid_at", DateTime(timezone=True), nullable=True),
+    _now(),
+    _one_of("status", tuple(PaymentStatus)),
+    CheckConstraint("amount_rupiah > 0", name="amount_positive"),
+    # The gateway's event id is the idempotency key of webhook intake (seed: payments_event_id_idx).
+    Index(
+        "payments_event_id_idx",
+        "event_id",
+        unique=True,
+        postgresql_where=text("event_id IS NOT NULL"),
+    ),
+)
+
+order_notifications = Table(
+    "order_notifications",
+    metadata,
+    _id(),
+    Column("order_id", BigInteger, ForeignKey("orders.id", ondelete="CASCADE"), nullable=False),
+    Column("notification_type", Text, nullable=False),
+    Column("sent_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    UniqueConstraint("order_id", "notification_type"),
+    _one_of("notification_type", tuple(NotificationType)),
+)
+
+invoices = Table(
+    "invoices",
+    metadata,
+    Column(
+        "order_id",
+        BigInteger,
+        ForeignKey("orders.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("storage_key", Text, nullable=False),
+    _now(),
+)
+
+jobs = Table(
+    "jobs",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("type", Text, nullable=False),
+    Column(
+        "body", Text, nullable=False, comment="the job as skincare_core.codec.encode_job wrote it"
+    ),
+    Column("status", Text, nullable=False, server_default="ready"),
+    Column("attempts", Integer, nullable=False, server_default="0"),
+    # A lease pushes available_at forward, so one index serves fresh jobs and expired leases.
+    Column("available_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("receipt", UUID(as_uuid=False), nullable=True),
+    Column("lease_expires_at", DateTime(timezone=True), nullable=True),
+    Column("last_error", Text, nullable=True),
+    Column("dead_at", DateTime(timezone=True), nullable=True),
+    _now(),
+    _one_of("status", JOB_STATUSES),
+    CheckConstraint("attempts >= 0", name="attempts_not_negative"),
+    Index("ix_jobs_claim", "available_at", postgresql_where=text("status = 'ready'")),
+    Index("ix_jobs_dead", "dead_at", postgresql_where=text("status = 'dead'")),
+)

@@ -1,0 +1,89 @@
+"""The Postgres unit of work: one transaction on one connection, with every repository."""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from skincare_postgres.catalog import PostgresCarts, PostgresProducts, PostgresUsers
+from skincare_postgres.errors import DatabaseUnavailable, is_unavailable, unavailable_as_error
+from skincare_postgres.orders import PostgresOrders
+from skincare_postgres.outbox import PostgresOutbox
+from skincare_postgres.payments import PostgresInvoices, PostgresNotifications, PostgresPayments
+from skincare_postgres.schema import JOBS_CHANNEL
+
+
+class PostgresDatabase:
+    """The shop's database; call it for a fresh unit of work (a core UnitOfWorkFactory)."""
+
+    def __init__(self, engine: AsyncEngine, *, channel: str = JOBS_CHANNEL) -> None:
+        self.engine = engine
+        self._channel = channel
+
+    def __call__(self) -> PostgresUnitOfWork:
+        return PostgresUnitOfWork(self.engine, channel=self._channel)
+
+    async def ping(self) -> None:
+        """Return when the database answers; DatabaseUnavailable when it does not."""
+        with unavailable_as_error():
+            async with self.engine.connect() as conn:
+                await conn.execute(text("SELECT 1"))
+
+
+class PostgresUnitOfWork:
+    """Commits on a clean exit, rolls back on error; a lost database raises DatabaseUnavailable."""
+
+    def __init__(self, engine: AsyncEngine, *, channel: str = JOBS_CHANNEL) -> None:
+        self._engine = engine
+        self._channel = channel
+        self._conn: AsyncConnection | None = None
+
+    async def __aenter__(self) -> PostgresUnitOfWork:
+        with unavailable_as_error():
+            conn = await self._engine.connect()
+            try:
+                await conn.begin()
+            except BaseException:
+                await conn.close()
+                raise
+        self._conn = conn
+        self.users = PostgresUsers(conn)
+        self.products = PostgresProducts(conn)
+        self.carts = PostgresCarts(conn)
+        self.orders = PostgresOrders(conn)
+        self.payments = PostgresPayments(conn)
+        self.notifications = PostgresNotifications(conn)
+        self.invoices = PostgresInvoices(conn)
+        self.outbox = PostgresOutbox(conn, self._channel)
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        try:
+            with unavailable_as_error():
+                if exc_type is None:
+                    await conn.commit()
+                else:
+                    await conn.rollback()
+        finally:
+            await _close_quietly(conn)
+        if exc is not None and is_unavailable(exc):
+            raise DatabaseUnavailable(f"database unavailable: {exc}") from exc
+
+
+async def _close_quietly(conn: AsyncConnection) -> None:
+    # Closing a connection the server already dropped must not hide the original error.
+    try:
+        await conn.close()
+    except Exception as error:
+        if not is_unavailable(error):
+            raise
