@@ -1,0 +1,1 @@
+"""Reproducible benchmarks, each printing a table."""

@@ -1,0 +1,86 @@
+"""Scenario 1: drain pre-enqueued no-op jobs; jobs/s and jobs per CPU-second."""
+
+from __future__ import annotations
+
+import argparse
+
+import anyio
+
+from bench.compare import harness
+from bench.compare.report import Metric, Ratio
+from bench.compare.server import BenchServer
+from bench.compare.systems import Payload, Variant, open_system
+
+METRICS = (
+    Metric("jobs_per_s", "jobs/s"),
+    Metric("jobs_per_cpu_s", "jobs per worker CPU-s"),
+    Metric("jobs_per_total_cpu_s", "jobs per CPU-s (worker + server)"),
+    Metric("wall_s", "wall s", ".2f"),
+)
+
+
+def variants() -> list[Variant]:
+    """Ours and pgqueuer at batch 10 and 50 (concurrency 2x batch); procrastinate has no batch."""
+    return [
+        Variant("ours b10", "ours", batch=10, concurrency=20),
+        Variant("pgqueuer b10", "pgqueuer", batch=10, concurrency=20),
+        Variant("procrastinate c20", "procrastinate", batch=1, concurrency=20),
+        Variant("ours b50", "ours", batch=50, concurrency=100),
+        Variant("pgqueuer b50", "pgqueuer", batch=50, concurrency=100),
+    ]
+
+
+RATIOS = (
+    Ratio("ours b10", "pgqueuer b10", "jobs_per_s"),
+    Ratio("ours b50", "pgqueuer b50", "jobs_per_s"),
+    Ratio("ours b10", "procrastinate c20", "jobs_per_s"),
+    Ratio("ours b10", "pgqueuer b10", "jobs_per_cpu_s"),
+    Ratio("ours b50", "pgqueuer b50", "jobs_per_cpu_s"),
+    Ratio("ours b10", "procrastinate c20", "jobs_per_cpu_s"),
+)
+
+
+def build(args: argparse.Namespace) -> harness.Scenario:
+    """50,000 jobs (procrastinate 5,000: at ~300/s 50,000 would take minutes per run)."""
+    jobs = 3_000 if args.quick else 50_000
+    slow_jobs = 300 if args.quick else 5_000
+
+    async def run(variant: Variant, url: str, server: BenchServer) -> dict[str, float]:
+        count = slow_jobs if variant.system == "procrastinate" else jobs
+        return await drain(variant, url, server, count)
+
+    return harness.Scenario(
+        name="drain",
+        title=f"Drain {jobs:,} pre-enqueued no-op jobs (procrastinate {slow_jobs:,})",
+        variants=harness.available(variants()),
+        run=run,
+        metrics=METRICS,
+        ratios=RATIOS,
+        params={"jobs": jobs, "procrastinate_jobs": slow_jobs},
+    )
+
+
+async def drain(variant: Variant, url: str, server: BenchServer, jobs: int) -> dict[str, float]:
+    """Pre-enqueue `jobs`, then time from the worker's start to the last job's ack."""
+    done = anyio.Event()
+    count = 0
+
+    async def noop(payload: Payload) -> None:
+        nonlocal count
+        count += 1
+        if count >= jobs:
+            done.set()
+
+    async with open_system(variant, url) as system:
+        await system.install()
+        await harness.pre_enqueue(system, jobs)
+        meter = harness.Meter(server)
+        async with system.work(noop, batch=variant.batch, concurrency=variant.concurrency):
+            await done.wait()
+            await harness.wait_empty(system)
+            measured = meter.read()
+    return {**harness.throughput(jobs, measured), "jobs": float(jobs)}
+
+
+if __name__ == "__main__":
+    harness.main(build)

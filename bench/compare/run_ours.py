@@ -1,0 +1,96 @@
+"""Ours: skincare_postgres.PostgresQueue driven by skincare_core's Worker, no-op handler."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from datetime import timedelta
+from typing import Any
+
+import anyio
+from skincare_core.jobs import Job, new_job
+from skincare_core.router import Router
+from skincare_core.worker import Worker
+from skincare_postgres import PostgresQueue, create_engine, upgrade
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from bench.compare.server import sqlalchemy_url
+from bench.compare.systems import Handler, Payload
+
+JOB_TYPE = "noop"
+# No enqueue ever notifies this channel: a worker listening on it only polls (notify off).
+SILENT_CHANNEL = "bench_nobody_notifies"
+
+
+class OursSystem:
+    """PostgresQueue.enqueue_many (one INSERT per batch) and a Worker on its own queue."""
+
+    def __init__(self, url: str, engine: AsyncEngine, options: Mapping[str, Any]) -> None:
+        self._url = url
+        self._engine = engine
+        self._options = options
+        self._queue = PostgresQueue(engine, visibility_timeout=timedelta(seconds=30))
+
+    async def install(self) -> None:
+        """The shipped Alembic migrations (synchronous: run in a worker thread)."""
+        await anyio.to_thread.run_sync(upgrade, sqlalchemy_url(self._url))
+
+    async def enqueue(self, payloads: Sequence[Payload]) -> None:
+        """One statement (and NOTIFY) for the batch."""
+        await self._queue.enqueue_many([new_job(JOB_TYPE, **p) for p in payloads])
+
+    @asynccontextmanager
+    async def work(self, handler: Handler, *, batch: int, concurrency: int) -> AsyncIterator[None]:
+        """A Worker with receive_batch=batch; option notify=False makes it poll only."""
+        router = Router()
+
+        async def noop(job: Job) -> None:
+            await handler(job.payload)
+
+        router.register(JOB_TYPE, noop)
+        async with self._worker_queue() as queue, anyio.create_task_group() as tg:
+            worker = Worker(
+                queue=queue,
+                router=router,
+                concurrency=concurrency,
+                receive_batch=batch,
+                shutdown_grace=timedelta(seconds=5),
+            )
+            tg.start_soon(worker.run)
+            try:
+                yield
+            finally:
+                tg.cancel_scope.cancel()
+
+    async def remaining(self) -> int:
+        """Rows left in the jobs table that are not dead (acked jobs are deleted)."""
+        async with self._engine.connect() as conn:
+            result = await conn.execute(text("SELECT count(*) FROM jobs WHERE status <> 'dead'"))
+            return int(result.scalar_one())
+
+    @asynccontextmanager
+    async def _worker_queue(self) -> AsyncIterator[PostgresQueue]:
+        poll = timedelta(seconds=float(self._options.get("poll_s", 1.0)))
+        extra = {} if self._options.get("notify", True) else {"channel": SILENT_CHANNEL}
+        queue = PostgresQueue(
+            self._engine, visibility_timeout=timedelta(seconds=30), poll_interval=poll, **extra
+        )
+        async with queue:
+            yield queue
+
+    async def aclose(self) -> None:
+        """Close the enqueueing queue's connections."""
+        await self._queue.aclose()
+
+
+@asynccontextmanager
+async def open_system(url: str, options: Mapping[str, Any]) -> AsyncIterator[OursSystem]:
+    """Ours on `url`. Options: notify (default True), poll_s (default 1.0)."""
+    engine = create_engine(sqlalchemy_url(url))
+    system = OursSystem(url, engine, options)
+    try:
+        yield system
+    finally:
+        await system.aclose()
+        await engine.dispose()
