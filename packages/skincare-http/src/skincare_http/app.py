@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from litestar import Litestar, Router
-from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 
 from skincare_http import problems
-from skincare_http.auth import SECURITY, current_user_id, jwt_auth, security_components
+from skincare_http.auth import SECURITY, jwt_auth, security_components
 from skincare_http.config import ApiServices, ApiSettings
+from skincare_http.deps import service_dependencies, user_dependencies
 from skincare_http.errors import exception_handlers
 from skincare_http.request_id import attach_request_id
 from skincare_http.routes import cart, catalogue, health, orders, webhooks
@@ -25,7 +23,7 @@ def create_app(*, services: ApiServices, settings: ApiSettings) -> Litestar:
             catalogue.list_products, cart.get_cart, cart.set_cart_item, orders.place_order,
             orders.get_order,
         ],
-        dependencies={"user_id": Provide(current_user_id, sync_to_thread=False)},
+        dependencies=user_dependencies(),
         security=SECURITY,
     )  # fmt: skip
     guard = WebhookSignatureGuard(
@@ -34,7 +32,7 @@ def create_app(*, services: ApiServices, settings: ApiSettings) -> Litestar:
     gateway = Router("/v1/payments", route_handlers=[webhooks.receive_payment], guards=[guard])
     return Litestar(
         route_handlers=[signed_in, gateway, health.healthz, health.readyz],
-        dependencies=_services(services),
+        dependencies=service_dependencies(services),
         middleware=[jwt_auth(settings).middleware],
         exception_handlers=exception_handlers(),
         before_send=[attach_request_id],
@@ -42,18 +40,6 @@ def create_app(*, services: ApiServices, settings: ApiSettings) -> Litestar:
         request_max_body_size=settings.max_body_bytes,
         logging_config=None,
     )
-
-
-def _services(services: ApiServices) -> dict[str, Provide]:
-    def value(service: Any) -> Provide:
-        return Provide(lambda: service, use_cache=True, sync_to_thread=False)
-
-    return {
-        "checkout": value(services.checkout),
-        "webhooks": value(services.webhooks),
-        "shop": value(services.shop),
-        "readiness": value(services.readiness),
-    }
 
 
 def _openapi() -> OpenAPIConfig:

@@ -38,6 +38,7 @@ DOMAIN_PROBLEMS: dict[type[Exception], p.ProblemType] = {
 }
 # Litestar reports a missing header / query parameter only in its message.
 _MISSING_PARAMETER = re.compile(r"Missing required (?P<source>\w+) parameter '(?P<name>[^']+)'")
+_MISSING_FIELD = re.compile(r"missing required field `(?P<name>[^`]+)`")
 HTTP_PROBLEMS = {
     t.status: t for t in (p.INVALID_REQUEST, p.NOT_FOUND, p.METHOD_NOT_ALLOWED, p.PAYLOAD_TOO_LARGE)
 }
@@ -70,14 +71,27 @@ def _domain(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
 
 def _validation(request: Request[Any, Any, Any], exc: ValidationException) -> Response[Any]:
     errors = [
-        FieldError(str(e.get("key", "body")), str(e.get("source", "body")), str(e.get("message")))
-        for e in (exc.extra if isinstance(exc.extra, list) else [])
+        _field_error(e) for e in (exc.extra if isinstance(exc.extra, list) else [])
         if isinstance(e, dict)
-    ]
+    ]  # fmt: skip
     if missing := _MISSING_PARAMETER.match(exc.detail):
         errors.append(FieldError(missing["name"], missing["source"], "required"))
     fields = ", ".join(f"{e.field}: {e.message}" for e in errors)
     return problem_response(request, p.INVALID_REQUEST, fields or exc.detail, errors or None)
+
+
+def _field_error(error: dict[str, Any]) -> FieldError:
+    message = str(error.get("message"))
+    key = str(error.get("key", "body"))
+    # msgspec names a missing body field only in its message, and Litestar then says "data".
+    if key == "data" and (missing := _MISSING_FIELD.search(message)):
+        key = missing["name"]
+    raw_source = error.get("source", "body")
+    source = str(getattr(raw_source, "value", raw_source))  # Litestar's ParamType enum or "body"
+    if source == "header" and "_" in key:
+        # Litestar reports a header by its Python name: idempotency_key -> Idempotency-Key.
+        key = "-".join(part.capitalize() for part in key.split("_"))
+    return FieldError(key, source, message)
 
 
 def _unauthorized(request: Request[Any, Any, Any], exc: NotAuthorizedException) -> Response[Any]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Annotated
 
 from litestar import Response, get, put
-from litestar.params import Parameter
+from litestar.params import JSONBody, Parameter
 
-from skincare_core.shop import ShopService
 from skincare_http import problems as p
+from skincare_http.deps import Shop, UserId
 from skincare_http.views import CartView
 from skincare_http.wire import MAX_ID, CartQuantity, respond
 
@@ -16,7 +16,7 @@ ProductId = Annotated[int, Parameter(ge=1, le=MAX_ID, description="The product's
 
 
 @get("/cart", responses=p.problem_responses(p.UNAUTHORIZED), tags=["cart"])
-async def get_cart(shop: ShopService, user_id: int) -> Response[CartView]:
+async def get_cart(shop: Shop, user_id: UserId) -> Response[CartView]:
     """The signed-in user's cart at current prices."""
     return respond(CartView.of(await shop.cart(user_id)))
 
@@ -29,7 +29,10 @@ async def get_cart(shop: ShopService, user_id: int) -> Response[CartView]:
     tags=["cart"],
 )
 async def set_cart_item(
-    shop: ShopService, user_id: int, product_id: ProductId, data: CartQuantity
+    shop: Shop,
+    user_id: UserId,
+    product_id: ProductId,
+    data: JSONBody[CartQuantity],
 ) -> Response[CartView]:
     """Set how many of a product the cart holds; 0 removes the line. Answers the new cart."""
     await shop.set_cart_quantity(user_id, product_id, data.quantity)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from litestar import Response, get
 
-from skincare_core.shop import ShopService
 from skincare_http import problems as p
+from skincare_http.deps import Shop
 from skincare_http.views import ProductList, ProductView
 from skincare_http.wire import respond
 
 
 @get("/products", responses=p.problem_responses(p.UNAUTHORIZED), tags=["catalogue"])
-async def list_products(shop: ShopService) -> Response[ProductList]:
+async def list_products(shop: Shop) -> Response[ProductList]:
     """Every product with its price (rupiah) and stock."""
     return respond(ProductList([ProductView.of(product) for product in await shop.products()]))

@@ -7,7 +7,7 @@ import logging
 from litestar import Response, get
 
 from skincare_http import problems as p
-from skincare_http.config import Readiness
+from skincare_http.deps import Ready
 from skincare_http.errors import NotReady
 from skincare_http.views import Health
 from skincare_http.wire import respond
@@ -22,7 +22,7 @@ async def healthz() -> Response[Health]:
 
 
 @get("/readyz", responses=p.problem_responses(p.NOT_READY), tags=["health"])
-async def readyz(readiness: Readiness) -> Response[Health]:
+async def readyz(readiness: Ready) -> Response[Health]:
     """The database answers; 503 otherwise."""
     try:
         await readiness.ping()

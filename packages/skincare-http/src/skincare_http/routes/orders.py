@@ -6,18 +6,17 @@ from typing import Annotated
 
 from litestar import Response, get, post
 from litestar.datastructures import ResponseHeader
-from litestar.params import Parameter
+from litestar.params import HeaderParameter, Parameter
 
-from skincare_core.checkout import CheckoutService
-from skincare_core.shop import ShopService
 from skincare_http import problems as p
+from skincare_http.deps import Checkout, Shop, UserId
 from skincare_http.views import OrderPlaced, OrderView
 from skincare_http.wire import MAX_ID, respond
 
 IdempotencyKey = Annotated[
     str,
-    Parameter(
-        header="Idempotency-Key",
+    HeaderParameter(
+        name="Idempotency-Key",
         min_length=1,
         max_length=200,
         description="Client-chosen key: the same key again answers the same order.",
@@ -37,7 +36,9 @@ LOCATION = ResponseHeader(
     tags=["orders"],
 )
 async def place_order(
-    checkout: CheckoutService, user_id: int, idempotency_key: IdempotencyKey
+    checkout: Checkout,
+    user_id: UserId,
+    idempotency_key: IdempotencyKey,
 ) -> Response[OrderPlaced]:
     """Check out the cart; the same Idempotency-Key answers the first order, unchanged."""
     order = await checkout.checkout(user_id, idempotency_key)
@@ -50,6 +51,6 @@ async def place_order(
     responses=p.problem_responses(p.INVALID_REQUEST, p.UNAUTHORIZED, p.ORDER_NOT_FOUND),
     tags=["orders"],
 )
-async def get_order(shop: ShopService, user_id: int, order_id: OrderId) -> Response[OrderView]:
+async def get_order(shop: Shop, user_id: UserId, order_id: OrderId) -> Response[OrderView]:
     """The signed-in user's order with its items; anyone else's order is 404."""
     return respond(OrderView.of(await shop.order(user_id, order_id)))

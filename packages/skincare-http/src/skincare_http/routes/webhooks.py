@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from litestar import Response, post
-from litestar.params import Parameter
+from litestar.params import HeaderParameter, JSONBody
 
 from skincare_core.models import PaymentEvent
-from skincare_core.webhooks import PaymentWebhookService
 from skincare_http import problems as p
+from skincare_http.deps import Webhooks
 from skincare_http.views import Received
 from skincare_http.webhook_signature import SIGNATURE_HEADER, TIMESTAMP_HEADER
 from skincare_http.wire import PaymentEventBody, respond
@@ -20,12 +20,13 @@ WEBHOOK_PROBLEMS = (
 )  # fmt: skip
 # Declared for OpenAPI only: the signature guard reads and checks them before the body.
 Timestamp = Annotated[
-    str | None, Parameter(header=TIMESTAMP_HEADER, description="Unix seconds, within 5 minutes.")
+    str | None,
+    HeaderParameter(name=TIMESTAMP_HEADER, description="Unix seconds, within 5 minutes."),
 ]
 Signature = Annotated[
     str | None,
-    Parameter(
-        header=SIGNATURE_HEADER,
+    HeaderParameter(
+        name=SIGNATURE_HEADER,
         description='"sha256=" + hex HMAC-SHA256 of "<X-Timestamp>.<raw body>".',
     ),
 ]
@@ -38,8 +39,8 @@ Signature = Annotated[
     tags=["payments"],
 )
 async def receive_payment(
-    webhooks: PaymentWebhookService,
-    data: PaymentEventBody,
+    webhooks: Webhooks,
+    data: JSONBody[PaymentEventBody],
     x_timestamp: Timestamp = None,
     x_signature: Signature = None,
 ) -> Response[Received]:

@@ -1,0 +1,38 @@
+"""What handlers get injected, by name: the core services and the signed-in user's id."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar.di import NamedDependency, Provide
+
+from skincare_core.checkout import CheckoutService
+from skincare_core.shop import ShopService
+from skincare_core.webhooks import PaymentWebhookService
+from skincare_http.auth import current_user_id
+from skincare_http.config import ApiServices, Readiness
+
+Checkout = NamedDependency[CheckoutService]
+Shop = NamedDependency[ShopService]
+Webhooks = NamedDependency[PaymentWebhookService]
+Ready = NamedDependency[Readiness]
+UserId = NamedDependency[int]
+
+
+def service_dependencies(services: ApiServices) -> dict[str, Provide]:
+    """Providers for `checkout`, `webhooks`, `shop` and `readiness`."""
+
+    def value(service: Any) -> Provide:
+        return Provide(lambda: service, use_cache=True, sync_to_thread=False)
+
+    return {
+        "checkout": value(services.checkout),
+        "webhooks": value(services.webhooks),
+        "shop": value(services.shop),
+        "readiness": value(services.readiness),
+    }
+
+
+def user_dependencies() -> dict[str, Provide]:
+    """The provider for `user_id`, for signed-in routes."""
+    return {"user_id": Provide(current_user_id, sync_to_thread=False)}

@@ -1,0 +1,88 @@
+"""Helpers shared by the HTTP tests: backends, tokens, signed webhook requests."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from typing import Any, Protocol
+
+from attrs import define, field
+
+from skincare_core.jobs import Job
+from skincare_core.models import Product, User
+from skincare_core.persistence import UnitOfWorkFactory
+from skincare_core.testing import InMemoryDatabase, InMemoryQueue
+from skincare_http import issue_token, sign_webhook
+
+JWT_SECRET = "test-jwt-secret-with-at-least-32-bytes!"
+JWT_ISSUER = "skincare-test"
+WEBHOOK_SECRET = "test-webhook-secret"
+
+
+class Backend(Protocol):
+    """What the tests need from a storage wiring."""
+
+    uow: UnitOfWorkFactory
+
+    def add_user(self, email: str) -> User: ...
+    def add_product(self, sku: str, name: str, price_rupiah: int, stock: int) -> Product: ...
+    async def jobs(self) -> list[Job]: ...
+
+
+@define
+class MemoryBackend:
+    """Core's in-memory database whose outbox feeds an in-memory queue."""
+
+    queue: InMemoryQueue = field(factory=InMemoryQueue)
+    db: InMemoryDatabase = field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self.db = InMemoryDatabase(outbox_sink=self.queue)
+
+    @property
+    def uow(self) -> UnitOfWorkFactory:
+        return self.db
+
+    def add_user(self, email: str) -> User:
+        return self.db.add_user(email)
+
+    def add_product(self, sku: str, name: str, price_rupiah: int, stock: int) -> Product:
+        return self.db.add_product(sku, name, price_rupiah, stock)
+
+    async def jobs(self) -> list[Job]:
+        return self.queue.jobs()
+
+
+class FakeReadiness:
+    """A readiness check the test switches off."""
+
+    def __init__(self) -> None:
+        self.up = True
+
+    async def ping(self) -> None:
+        if not self.up:
+            raise ConnectionRefusedError("connection to 10.0.0.5:5432 refused")
+
+
+@define
+class Seed:
+    """Two users and two products."""
+
+    alice: User
+    bob: User
+    serum: Product
+    toner: Product
+
+
+def bearer(user_id: int, ttl: timedelta = timedelta(minutes=5)) -> dict[str, str]:
+    """Authorization header for a user."""
+    return {"Authorization": f"Bearer {issue_token(JWT_SECRET, JWT_ISSUER, user_id, ttl)}"}
+
+
+def signed(
+    event: dict[str, Any], stamp: int, *, secret: str = WEBHOOK_SECRET
+) -> tuple[bytes, dict[str, str]]:
+    """A webhook body and the headers signing it at `stamp`."""
+    body = json.dumps(event).encode()
+    headers = {"X-Timestamp": str(stamp), "X-Signature": sign_webhook(secret, stamp, body)}
+    return body, {**headers, "Content-Type": "application/json"}
