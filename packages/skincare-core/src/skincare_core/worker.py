@@ -18,6 +18,7 @@ from skincare_core.router import Router
 
 logger = logging.getLogger(__name__)
 _QUEUE_ERROR_PAUSE = 1.0
+_REFILL_WAIT = 0.005
 
 
 def _fields(message: Message, **extra: Any) -> dict[str, Any]:
@@ -53,6 +54,7 @@ class Worker:
         self._batch = receive_batch
         self._backoff = backoff
         self._scopes: dict[int, anyio.CancelScope] = {}
+        self._leases: dict[int, tuple[Message, float]] = {}
         self._changed: anyio.Event | None = None
 
     @property
@@ -63,17 +65,21 @@ class Worker:
     async def run(self) -> None:
         """Receive and run jobs; on cancellation stop receiving and drain within the grace."""
         async with anyio.create_task_group() as tg:
+            heartbeat = anyio.CancelScope(shield=True)
+            tg.start_soon(self._heartbeat, heartbeat)
             try:
                 while True:
                     await self._receive_into(tg)
             except anyio.get_cancelled_exc_class():
                 with anyio.CancelScope(shield=True):
                     await self._drain()
+                    heartbeat.cancel()
                 raise
 
     async def _receive_into(self, tg: TaskGroup) -> None:
         while self.in_flight >= self._concurrency:
             await self._wait_for_change()
+        await self._let_slots_accumulate()
         wanted = min(self._concurrency - self.in_flight, self._batch)
         try:
             messages = await self._queue.receive(wanted)
@@ -81,13 +87,26 @@ class Worker:
             logger.error("queue.receive_failed", extra={"error": repr(exc)})
             await anyio.sleep(_QUEUE_ERROR_PAUSE)
             return
+        now = anyio.current_time()
         for message in messages:
             scope = anyio.CancelScope(shield=True)
             self._scopes[id(scope)] = scope
+            self._leases[id(scope)] = (message, now)
             tg.start_soon(self._process, message, scope)
 
+    async def _let_slots_accumulate(self) -> None:
+        # One claim per free slot costs a round trip per job; waiting a moment for a batch's
+        # worth of slots makes each claim fetch a batch when jobs are short.
+        target = min(self._batch, self._concurrency)
+        if not self.in_flight or self._concurrency - self.in_flight >= target:
+            return
+        with anyio.move_on_after(_REFILL_WAIT):
+            while self._concurrency - self.in_flight < target:
+                await self._wait_for_change()
+
     async def _wait_for_change(self) -> None:
-        self._changed = anyio.Event()
+        if self._changed is None or self._changed.is_set():
+            self._changed = anyio.Event()
         await self._changed.wait()
 
     async def _drain(self) -> None:
@@ -105,6 +124,7 @@ class Worker:
                 await self._settle(message)
             finally:
                 del self._scopes[id(scope)]
+                del self._leases[id(scope)]
                 if self._changed is not None:
                     self._changed.set()
 
@@ -114,7 +134,8 @@ class Worker:
             await self._dead_letter(message, reason)
             return
         try:
-            await self._run_handler(message)
+            with anyio.fail_after(self._job_timeout):
+                await self._router.dispatch(message.job)
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
                 logger.warning("job.cancelled", extra=_fields(message, delay=0.0))
@@ -133,25 +154,19 @@ class Worker:
             logger.info("job.done", extra=_fields(message))
             await self._safely(self._queue.ack, message)
 
-    async def _run_handler(self, message: Message) -> None:
-        error: Exception | None = None
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(self._heartbeat, message)
-            try:
-                with anyio.fail_after(self._job_timeout):
-                    await self._router.dispatch(message.job)
-            except Exception as exc:
-                error = exc
-            finally:
-                tg.cancel_scope.cancel()
-        if error is not None:
-            raise error
-
-    async def _heartbeat(self, message: Message) -> None:
-        while True:
-            await anyio.sleep(self._visibility.total_seconds() / 2)
-            logger.debug("job.lease_extended", extra=_fields(message))
-            await self._safely(self._queue.extend, message, self._visibility)
+    async def _heartbeat(self, scope: anyio.CancelScope) -> None:
+        # One loop for all jobs (not a task per job): extends every lease older than half the
+        # visibility timeout. Shielded so leases stay alive during the shutdown grace.
+        half = self._visibility.total_seconds() / 2
+        with scope:
+            while True:
+                await anyio.sleep(half / 2)
+                now = anyio.current_time()
+                for key, (message, since) in list(self._leases.items()):
+                    if now - since >= half and key in self._leases:
+                        self._leases[key] = (message, now)
+                        logger.debug("job.lease_extended", extra=_fields(message))
+                        await self._safely(self._queue.extend, message, self._visibility)
 
     async def _retry(self, message: Message, exc: Exception, delay: timedelta) -> None:
         fields = _fields(message, delay=delay.total_seconds(), error=f"{type(exc).__name__}: {exc}")
