@@ -10,22 +10,19 @@ from collections.abc import AsyncIterator
 
 import pytest
 from http_support import (
-    JWT_ISSUER,
-    JWT_SECRET,
-    WEBHOOK_SECRET,
+    SETTINGS,
     Backend,
     FakeReadiness,
     MemoryBackend,
     Seed,
+    seed_shop,
+    services_for,
 )
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from skincare_core.checkout import CheckoutService
 from skincare_core.persistence import UnitOfWorkFactory
-from skincare_core.shop import ShopService
 from skincare_core.testing import ManualClock
-from skincare_core.webhooks import PaymentWebhookService
 from skincare_http import ApiServices, ApiSettings, create_app
 
 
@@ -41,12 +38,7 @@ def uow_factory(backend: Backend) -> UnitOfWorkFactory:
 
 @pytest.fixture
 def seed(backend: Backend) -> Seed:
-    return Seed(
-        alice=backend.add_user("alice@example.com"),
-        bob=backend.add_user("bob@example.com"),
-        serum=backend.add_product("SRM-01", "Niacinamide serum", 150_000, 5),
-        toner=backend.add_product("TNR-01", "Hydrating toner", 90_000, 1),
-    )
+    return seed_shop(backend)
 
 
 @pytest.fixture
@@ -61,20 +53,14 @@ def readiness() -> FakeReadiness:
 
 @pytest.fixture
 def settings() -> ApiSettings:
-    return ApiSettings(jwt_secret=JWT_SECRET, jwt_issuer=JWT_ISSUER, webhook_secret=WEBHOOK_SECRET)
+    return SETTINGS
 
 
 @pytest.fixture
 def services(
     uow_factory: UnitOfWorkFactory, clock: ManualClock, readiness: FakeReadiness
 ) -> ApiServices:
-    return ApiServices(
-        checkout=CheckoutService(uow=uow_factory, clock=clock),
-        webhooks=PaymentWebhookService(uow=uow_factory),
-        shop=ShopService(uow=uow_factory),
-        readiness=readiness,
-        clock=clock,
-    )
+    return services_for(uow_factory, clock, readiness)
 
 
 @pytest.fixture

@@ -8,11 +8,15 @@ from typing import Any, Protocol
 
 from attrs import define, field
 
+from skincare_core.checkout import CheckoutService
 from skincare_core.jobs import Job
 from skincare_core.models import Product, User
+from skincare_core.outbound import Clock
 from skincare_core.persistence import UnitOfWorkFactory
+from skincare_core.shop import ShopService
 from skincare_core.testing import InMemoryDatabase, InMemoryQueue
-from skincare_http import issue_token, sign_webhook
+from skincare_core.webhooks import PaymentWebhookService
+from skincare_http import ApiServices, ApiSettings, Readiness, issue_token, sign_webhook
 
 JWT_SECRET = "test-jwt-secret-with-at-least-32-bytes!"
 JWT_ISSUER = "skincare-test"
@@ -86,3 +90,27 @@ def signed(
     body = json.dumps(event).encode()
     headers = {"X-Timestamp": str(stamp), "X-Signature": sign_webhook(secret, stamp, body)}
     return body, {**headers, "Content-Type": "application/json"}
+
+
+SETTINGS = ApiSettings(jwt_secret=JWT_SECRET, jwt_issuer=JWT_ISSUER, webhook_secret=WEBHOOK_SECRET)
+
+
+def seed_shop(backend: Backend) -> Seed:
+    """Two users, a serum (stock 5) and a toner (stock 1)."""
+    return Seed(
+        alice=backend.add_user("alice@example.com"),
+        bob=backend.add_user("bob@example.com"),
+        serum=backend.add_product("SRM-01", "Niacinamide serum", 150_000, 5),
+        toner=backend.add_product("TNR-01", "Hydrating toner", 90_000, 1),
+    )
+
+
+def services_for(uow: UnitOfWorkFactory, clock: Clock, readiness: Readiness) -> ApiServices:
+    """Core's services over `uow`."""
+    return ApiServices(
+        checkout=CheckoutService(uow=uow, clock=clock),
+        webhooks=PaymentWebhookService(uow=uow),
+        shop=ShopService(uow=uow),
+        readiness=readiness,
+        clock=clock,
+    )

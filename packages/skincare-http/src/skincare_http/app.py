@@ -12,7 +12,7 @@ from skincare_http.deps import service_dependencies, user_dependencies
 from skincare_http.errors import exception_handlers
 from skincare_http.request_id import attach_request_id
 from skincare_http.routes import cart, catalogue, health, orders, webhooks
-from skincare_http.webhook_signature import WebhookSignatureGuard
+from skincare_http.webhook_signature import webhook_signature_guard
 
 
 def create_app(*, services: ApiServices, settings: ApiSettings) -> Litestar:
@@ -26,7 +26,7 @@ def create_app(*, services: ApiServices, settings: ApiSettings) -> Litestar:
         dependencies=user_dependencies(),
         security=SECURITY,
     )  # fmt: skip
-    guard = WebhookSignatureGuard(
+    guard = webhook_signature_guard(
         secret=settings.webhook_secret, tolerance=settings.webhook_tolerance, clock=services.clock
     )
     gateway = Router("/v1/payments", route_handlers=[webhooks.receive_payment], guards=[guard])

@@ -14,6 +14,7 @@ from typing import Any
 from litestar import Request
 from litestar.connection import ASGIConnection
 from litestar.handlers import BaseRouteHandler
+from litestar.types import Guard
 
 from skincare_core.outbound import Clock
 from skincare_http.errors import InvalidSignature
@@ -41,24 +42,20 @@ def verify_signature(secret: str, timestamp: str | None, signature: str | None, 
     return int(timestamp)
 
 
-class WebhookSignatureGuard:
+def webhook_signature_guard(*, secret: str, tolerance: timedelta, clock: Clock) -> Guard:
     """A route guard: the signature must match and be within `tolerance` of now, either way."""
+    window = tolerance.total_seconds()
 
-    def __init__(self, *, secret: str, tolerance: timedelta, clock: Clock) -> None:
-        self._secret = secret
-        self._tolerance = tolerance.total_seconds()
-        self._clock = clock
-
-    async def __call__(
-        self, connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler
-    ) -> None:
-        """Raise InvalidSignature unless the request is signed and fresh."""
+    # A closure, not an object: Litestar deep-copies guard objects (and so their clock).
+    async def guard(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
         if not isinstance(connection, Request):
             raise InvalidSignature("not an HTTP request")
         body = await connection.body()
         headers = connection.headers
         stamp = verify_signature(
-            self._secret, headers.get(TIMESTAMP_HEADER), headers.get(SIGNATURE_HEADER), body
+            secret, headers.get(TIMESTAMP_HEADER), headers.get(SIGNATURE_HEADER), body
         )
-        if abs(self._clock.now().timestamp() - stamp) > self._tolerance:
+        if abs(clock.now().timestamp() - stamp) > window:
             raise InvalidSignature("timestamp is outside the accepted window")
+
+    return guard
