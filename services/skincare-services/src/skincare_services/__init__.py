@@ -1,0 +1,1 @@
+"""The skincare shop processes: composition roots, settings, logging and the CLI."""

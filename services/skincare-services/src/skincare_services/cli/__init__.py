@@ -1,0 +1,1 @@
+"""The `skincare` command line."""

