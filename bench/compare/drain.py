@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-import anyio
-
 from bench.compare import harness
 from bench.compare.report import Metric, Ratio
+from bench.compare.run_pgqueuer import asyncpg_installed
 from bench.compare.server import BenchServer
-from bench.compare.systems import Payload, Variant, open_system
+from bench.compare.systems import Variant, open_system
 
 METRICS = (
     Metric("jobs_per_s", "jobs/s"),
@@ -21,17 +20,25 @@ METRICS = (
 
 def variants() -> list[Variant]:
     """Ours and pgqueuer at batch 10 and 50 (concurrency 2x batch); procrastinate has no batch."""
-    return [
-        Variant("ours b10", "ours", batch=10, concurrency=20),
-        Variant("pgqueuer b10", "pgqueuer", batch=10, concurrency=20),
-        Variant("procrastinate c20", "procrastinate", batch=1, concurrency=20),
-        Variant("ours b50", "ours", batch=50, concurrency=100),
-        Variant("pgqueuer b50", "pgqueuer", batch=50, concurrency=100),
-    ]
+    found = []
+    for batch in (10, 50):
+        found += [
+            Variant(f"ours b{batch}", "ours", batch=batch, concurrency=2 * batch),
+            Variant(f"pgqueuer b{batch}", "pgqueuer", batch=batch, concurrency=2 * batch),
+        ]
+        if asyncpg_installed():
+            options = {"driver": "asyncpg"}
+            label = f"pgqueuer/asyncpg b{batch}"
+            found.append(Variant(label, "pgqueuer", batch, 2 * batch, options))
+        if batch == 10:
+            found.append(Variant("procrastinate c20", "procrastinate", batch=1, concurrency=20))
+    return found
 
 
 RATIOS = (
     Ratio("ours b10", "pgqueuer b10", "jobs_per_s"),
+    Ratio("ours b10", "pgqueuer/asyncpg b10", "jobs_per_s"),
+    Ratio("ours b50", "pgqueuer/asyncpg b50", "jobs_per_s"),
     Ratio("ours b50", "pgqueuer b50", "jobs_per_s"),
     Ratio("ours b10", "procrastinate c20", "jobs_per_s"),
     Ratio("ours b10", "pgqueuer b10", "jobs_per_cpu_s"),
@@ -62,21 +69,13 @@ def build(args: argparse.Namespace) -> harness.Scenario:
 
 async def drain(variant: Variant, url: str, server: BenchServer, jobs: int) -> dict[str, float]:
     """Pre-enqueue `jobs`, then time from the worker's start to the last job's ack."""
-    done = anyio.Event()
-    count = 0
-
-    async def noop(payload: Payload) -> None:
-        nonlocal count
-        count += 1
-        if count >= jobs:
-            done.set()
-
+    noop = harness.Countdown(jobs)
     async with open_system(variant, url) as system:
         await system.install()
         await harness.pre_enqueue(system, jobs)
         meter = harness.Meter(server)
         async with system.work(noop, batch=variant.batch, concurrency=variant.concurrency):
-            await done.wait()
+            await noop.done.wait()
             await harness.wait_empty(system)
             measured = meter.read()
     return {**harness.throughput(jobs, measured), "jobs": float(jobs)}

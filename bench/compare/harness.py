@@ -19,7 +19,7 @@ from attrs import field, frozen
 
 from bench.compare import report
 from bench.compare.server import BenchServer, bench_server
-from bench.compare.systems import MODULES, System, Variant
+from bench.compare.systems import MODULES, Payload, System, Variant
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 PACKAGES = ("skincare-core", "skincare-postgres", "skincare-sqs", "pgqueuer", "procrastinate")
@@ -38,6 +38,7 @@ class Scenario:
     ratios: Sequence[report.Ratio] = ()
     params: Mapping[str, Any] = field(factory=dict)
     reps: int = 3
+    quick_reps: int = 2
 
 
 class Meter:
@@ -64,8 +65,23 @@ def throughput(jobs: int, measured: Mapping[str, float]) -> dict[str, float]:
     result["jobs_per_s"] = jobs / measured["wall_s"]
     result["jobs_per_cpu_s"] = jobs / max(measured["cpu_s"], 1e-9)
     if "server_cpu_s" in measured:
-        result["jobs_per_total_cpu_s"] = jobs / max(measured["cpu_s"] + measured["server_cpu_s"], 1e-9)
+        total = measured["cpu_s"] + measured["server_cpu_s"]
+        result["jobs_per_total_cpu_s"] = jobs / max(total, 1e-9)
     return result
+
+
+class Countdown:
+    """A no-op handler that counts calls and sets `done` at the `target`-th."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.count = 0
+        self.done = anyio.Event()
+
+    async def __call__(self, payload: Payload) -> None:
+        self.count += 1
+        if self.count >= self.target:
+            self.done.set()
 
 
 def available(variants: Sequence[Variant]) -> list[Variant]:
@@ -89,7 +105,8 @@ async def pre_enqueue(system: System, jobs: int, chunk: int = 1000) -> None:
 
 async def wait_empty(system: System, poll: float = 0.002) -> None:
     """Return once the system reports no job left (the last ack committed)."""
-    while await system.remaining():
+    # Polling is the only view of another system's commits; it starts after the last handler.
+    while await system.remaining():  # noqa: ASYNC110
         await anyio.sleep(poll)
 
 
@@ -101,7 +118,7 @@ def main(build: Callable[[argparse.Namespace], Scenario]) -> None:
     parser.add_argument("--out", type=Path, default=RESULTS, help="directory for the JSON")
     args = parser.parse_args()
     scenario = build(args)
-    reps = args.reps or scenario.reps
+    reps = args.reps or (scenario.quick_reps if args.quick else scenario.reps)
     document = anyio.run(_run_all, scenario, reps, args.quick)
     print(f"\n## {scenario.title}{' (--quick)' if args.quick else ''}\n")
     print(report.table(document["summary"], scenario.metrics))

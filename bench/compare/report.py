@@ -69,9 +69,7 @@ def table(summary: Mapping[str, Any], metrics: Sequence[Metric]) -> str:
 
 def ratio_lines(found: Sequence[Mapping[str, Any]]) -> str:
     """One line per ratio: `ours b10 / pgqueuer b10 (jobs_per_s): 2.91x`."""
-    return "\n".join(
-        f"{r['ours']} / {r['theirs']} ({r['key']}): {r['ratio']:.2f}x" for r in found
-    )
+    return "\n".join(f"{r['ours']} / {r['theirs']} ({r['key']}): {r['ratio']:.2f}x" for r in found)
 
 
 def write_json(path: Path, document: Mapping[str, Any]) -> None:

@@ -8,15 +8,15 @@ from datetime import timedelta
 from typing import Any
 
 import anyio
-from skincare_core.jobs import Job, new_job
-from skincare_core.router import Router
-from skincare_core.worker import Worker
-from skincare_postgres import PostgresQueue, create_engine, upgrade
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench.compare.server import sqlalchemy_url
 from bench.compare.systems import Handler, Payload
+from skincare_core.jobs import Job, new_job
+from skincare_core.router import Router
+from skincare_core.worker import Worker
+from skincare_postgres import PostgresQueue, create_engine, upgrade
 
 JOB_TYPE = "noop"
 # No enqueue ever notifies this channel: a worker listening on it only polls (notify off).
