@@ -6,8 +6,10 @@ it provides the UnitOfWorkFactory the app is built on, seeding, and a view of qu
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncIterator
 
+import psycopg
 import pytest
 from http_support import (
     SETTINGS,
@@ -20,15 +22,52 @@ from http_support import (
 )
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
+from pg_backend import PostgresBackend
+from sqlalchemy.engine import make_url
 
 from skincare_core.persistence import UnitOfWorkFactory
 from skincare_core.testing import ManualClock
 from skincare_http import ApiServices, ApiSettings, create_app
+from skincare_postgres import create_engine, upgrade
 
 
 @pytest.fixture
 def backend() -> Backend:
     return MemoryBackend()
+
+
+@pytest.fixture(scope="session")
+def http_database_url(postgres_url: str) -> str:
+    """A database of its own on the session's server, migrated to head."""
+    name = f"skincare_http_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(_libpq(postgres_url), autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = make_url(postgres_url).set(database=name).render_as_string(hide_password=False)
+    upgrade(url)
+    return url
+
+
+@pytest.fixture
+async def postgres_backend(http_database_url: str) -> AsyncIterator[Backend]:
+    """The Postgres adapters on the migrated database, every table emptied first."""
+    engine = create_engine(http_database_url)
+    backend = PostgresBackend(engine)
+    await backend.empty()
+    yield backend
+    await engine.dispose()
+
+
+@pytest.fixture(params=["memory", pytest.param("postgres", marks=pytest.mark.slow)])
+def any_backend(request: pytest.FixtureRequest) -> Backend:
+    """Each backend in turn: modules that must hold on both override `backend` with this."""
+    if request.param == "memory":
+        return MemoryBackend()
+    backend: Backend = request.getfixturevalue("postgres_backend")
+    return backend
+
+
+def _libpq(url: str) -> str:
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 @pytest.fixture
@@ -37,8 +76,8 @@ def uow_factory(backend: Backend) -> UnitOfWorkFactory:
 
 
 @pytest.fixture
-def seed(backend: Backend) -> Seed:
-    return seed_shop(backend)
+async def seed(backend: Backend) -> Seed:
+    return await seed_shop(backend)
 
 
 @pytest.fixture

@@ -28,8 +28,8 @@ class Backend(Protocol):
 
     uow: UnitOfWorkFactory
 
-    def add_user(self, email: str) -> User: ...
-    def add_product(self, sku: str, name: str, price_rupiah: int, stock: int) -> Product: ...
+    async def add_user(self, email: str) -> User: ...
+    async def add_product(self, sku: str, name: str, price_rupiah: int, stock: int) -> Product: ...
     async def jobs(self) -> list[Job]: ...
 
 
@@ -47,10 +47,10 @@ class MemoryBackend:
     def uow(self) -> UnitOfWorkFactory:
         return self.db
 
-    def add_user(self, email: str) -> User:
+    async def add_user(self, email: str) -> User:
         return self.db.add_user(email)
 
-    def add_product(self, sku: str, name: str, price_rupiah: int, stock: int) -> Product:
+    async def add_product(self, sku: str, name: str, price_rupiah: int, stock: int) -> Product:
         return self.db.add_product(sku, name, price_rupiah, stock)
 
     async def jobs(self) -> list[Job]:
@@ -95,13 +95,13 @@ def signed(
 SETTINGS = ApiSettings(jwt_secret=JWT_SECRET, jwt_issuer=JWT_ISSUER, webhook_secret=WEBHOOK_SECRET)
 
 
-def seed_shop(backend: Backend) -> Seed:
+async def seed_shop(backend: Backend) -> Seed:
     """Two users, a serum (stock 5) and a toner (stock 1)."""
     return Seed(
-        alice=backend.add_user("alice@example.com"),
-        bob=backend.add_user("bob@example.com"),
-        serum=backend.add_product("SRM-01", "Niacinamide serum", 150_000, 5),
-        toner=backend.add_product("TNR-01", "Hydrating toner", 90_000, 1),
+        alice=await backend.add_user("alice@example.com"),
+        bob=await backend.add_user("bob@example.com"),
+        serum=await backend.add_product("SRM-01", "Niacinamide serum", 150_000, 5),
+        toner=await backend.add_product("TNR-01", "Hydrating toner", 90_000, 1),
     )
 
 

@@ -6,6 +6,7 @@ The app is built at import because `@schema.parametrize()` needs the schema at c
 
 from __future__ import annotations
 
+import anyio
 import pytest
 import schemathesis
 from http_support import SETTINGS, FakeReadiness, MemoryBackend, bearer, seed_shop, services_for
@@ -29,7 +30,7 @@ CHECKS = [
     response_schema_conformance,
 ]
 BACKEND = MemoryBackend()
-SEED = seed_shop(BACKEND)
+SEED = anyio.run(seed_shop, BACKEND)
 APP = create_app(
     services=services_for(BACKEND.uow, ManualClock(), FakeReadiness()), settings=SETTINGS
 )

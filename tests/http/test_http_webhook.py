@@ -19,6 +19,14 @@ from skincare_http import sign_webhook
 pytestmark = pytest.mark.anyio
 Client = AsyncTestClient[Litestar]
 PROBLEMS = "https://skincare.example/problems"
+
+
+@pytest.fixture
+def backend(any_backend: Backend) -> Backend:
+    """These tests hold on the in-memory kit and on the Postgres adapters alike."""
+    return any_backend
+
+
 WEBHOOK = "/v1/payments/webhook"
 
 
