@@ -1,0 +1,106 @@
+"""The shop's order e-mails, rendered from the package's templates: a pure function of the data.
+
+Each kind and language has a plain-text template (first line: the subject) and an HTML one;
+both go into one `multipart/alternative` message so any mail client shows something readable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+from datetime import datetime
+from email.message import EmailMessage
+from email.utils import format_datetime, parseaddr
+from functools import cache
+from importlib.resources import files
+from string import Template
+
+from skincare_core.models import NotificationType, OrderItem
+from skincare_core.outbound import OrderEmail
+from skincare_email.rupiah import format_rupiah
+
+LANGUAGES = ("id", "en")
+DEFAULT_LANGUAGE = "id"
+_SAFE_KEY = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
+def render_email(
+    kind: NotificationType,
+    data: OrderEmail,
+    *,
+    to: str,
+    sender: str,
+    sent_at: datetime,
+    shop_name: str = "Skincare",
+) -> EmailMessage:
+    """The complete message for `kind`, in the data's language (Indonesian when unknown)."""
+    language = data.language if data.language in LANGUAGES else DEFAULT_LANGUAGE
+    fields = {"order_number": data.order_number, "shop_name": shop_name}
+    total = format_rupiah(data.total_rupiah)
+    subject, text = _split_subject(
+        _template(kind, language, "txt").substitute(
+            fields, items=_text_items(data.items), total=total
+        )
+    )
+    page = _template(kind, language, "html").substitute(
+        {key: html.escape(value) for key, value in fields.items()},
+        items=_html_items(data.items),
+        total=html.escape(total),
+        subject=html.escape(subject),
+    )
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = to
+    message["Subject"] = subject
+    message["Date"] = format_datetime(sent_at)
+    message["Message-ID"] = message_id_for(data.idempotency_key, sender)
+    message["Content-Language"] = language
+    message.set_content(text)
+    message.add_alternative(page, subtype="html")
+    return message
+
+
+def message_id_for(idempotency_key: str, sender: str) -> str:
+    """A Message-ID that is the same for every send of one job, so a resend is recognisable.
+
+    A safe job id (UUID hex) is used as it is, so the job id can be found in any mailbox;
+    anything else is hashed to keep the header valid.
+    """
+    if _SAFE_KEY.fullmatch(idempotency_key):
+        local = idempotency_key
+    else:
+        local = hashlib.sha256(idempotency_key.encode()).hexdigest()[:40]
+    domain = parseaddr(sender)[1].rpartition("@")[2] or "skincare.invalid"
+    return f"<{local}@{domain}>"
+
+
+@cache
+def _template(kind: NotificationType, language: str, extension: str) -> Template:
+    source = files("skincare_email") / "templates" / f"{kind.value}.{language}.{extension}"
+    return Template(source.read_text(encoding="utf-8"))
+
+
+def _split_subject(rendered: str) -> tuple[str, str]:
+    subject, _, body = rendered.partition("\n\n")
+    return subject.strip(), body
+
+
+def _text_items(items: tuple[OrderItem, ...]) -> str:
+    return "\n".join(
+        f"- {item.quantity} x {item.name} @ {format_rupiah(item.unit_price_rupiah)}"
+        f" = {format_rupiah(item.line_total_rupiah)}"
+        for item in items
+    )
+
+
+def _html_items(items: tuple[OrderItem, ...]) -> str:
+    cell = '<td align="right">{}</td>'
+    return "\n".join(
+        f"<tr><td>{html.escape(item.name)}</td>"
+        + cell.format(item.quantity)
+        + cell.format(html.escape(format_rupiah(item.unit_price_rupiah)))
+        + cell.format(html.escape(format_rupiah(item.line_total_rupiah)))
+        + "</tr>"
+        for item in items
+    )

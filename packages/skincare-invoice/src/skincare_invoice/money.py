@@ -1,0 +1,10 @@
+"""Rupiah amounts as Indonesians write them: `Rp 1.250.000`."""
+
+from __future__ import annotations
+
+
+def format_rupiah(amount: int) -> str:
+    """`Rp` and the integer amount with a dot every three digits; negatives get a leading `-`."""
+    sign = "-" if amount < 0 else ""
+    grouped = f"{abs(amount):,}".replace(",", ".")
+    return f"{sign}Rp {grouped}"
