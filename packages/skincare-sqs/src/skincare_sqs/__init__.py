@@ -1,1 +1,7 @@
 """Amazon SQS adapter: queue, dead-letter queue, redrive and provisioning."""
+
+from skincare_sqs.errors import SqsUnavailable
+from skincare_sqs.provisioning import QueueUrls, ensure_queues
+from skincare_sqs.queue import SqsQueue
+
+__all__ = ["QueueUrls", "SqsQueue", "SqsUnavailable", "ensure_queues"]

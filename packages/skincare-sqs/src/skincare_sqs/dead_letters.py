@@ -1,0 +1,134 @@
+"""DeadLetters on an SQS dead-letter queue: count, list, redrive (receive, send, delete), purge.
+
+moto has no StartMessageMoveTask, so redrive is receive -> send to the source -> delete, which is
+safe to interrupt: a message leaves the DLQ only after the source queue has it.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import Any
+
+from skincare_core.queueing import DeadLetter
+from skincare_sqs.calls import call
+from skincare_sqs.wire import attribute, dead_letter_of, job_of
+
+SqsMessage = dict[str, Any]
+_BATCH = 10
+
+
+class SqsDeadLetters:
+    """The operator's view of one source queue's DLQ."""
+
+    def __init__(self, client: Any, *, queue_url: str, dlq_url: str, hold_seconds: int) -> None:
+        self._client = client
+        self._queue_url = queue_url
+        self._dlq_url = dlq_url
+        self._hold = hold_seconds
+
+    async def count(self) -> int:
+        """Visible plus in-flight messages of the DLQ (SQS's approximate counts)."""
+        names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+        response = await call(
+            self._client, "get_queue_attributes", QueueUrl=self._dlq_url, AttributeNames=names
+        )
+        return sum(int(response["Attributes"].get(name, "0")) for name in names)
+
+    async def list(
+        self, *, job_type: str | None = None, limit: int = 100
+    ) -> builtins.list[DeadLetter]:
+        """Dead jobs, oldest first; the messages are released again at once."""
+        messages = await self._take_all()
+        await self._release(messages)
+        dead = sorted((dead_letter_of(m) for m in messages), key=lambda d: d.dead_at)
+        return [d for d in dead if job_type is None or d.job.type == job_type][:limit]
+
+    async def redrive(self, job_id: str) -> bool:
+        """Send the dead job(s) with this id back to the source queue."""
+        return await self._redrive_where(lambda m: _job_id(m) == job_id) > 0
+
+    async def redrive_all(self, *, job_type: str | None = None) -> int:
+        """Send every dead job (of `job_type`) back; returns how many."""
+        return await self._redrive_where(lambda m: job_type in (None, job_of(m).type))
+
+    async def purge(self) -> int:
+        """Delete every dead message; returns how many."""
+        messages = await self._take_all()
+        await self._delete(messages)
+        return len(messages)
+
+    async def _redrive_where(self, wanted: Callable[[SqsMessage], bool]) -> int:
+        messages = await self._take_all()
+        chosen = [m for m in messages if wanted(m)]
+        await self._release([m for m in messages if not wanted(m)])
+        for message in chosen:
+            # A new message in the source queue: its receive count, so attempts, starts at 0.
+            await call(
+                self._client,
+                "send_message",
+                QueueUrl=self._queue_url,
+                MessageBody=message["Body"],
+                MessageAttributes=_job_attributes(message),
+            )
+            await call(
+                self._client,
+                "delete_message",
+                QueueUrl=self._dlq_url,
+                ReceiptHandle=message["ReceiptHandle"],
+            )
+        return len(chosen)
+
+    async def _take_all(self) -> builtins.list[SqsMessage]:
+        # Each received message stays hidden for the hold, so the next receive gets others.
+        taken: builtins.list[SqsMessage] = []
+        while True:
+            response = await call(
+                self._client,
+                "receive_message",
+                QueueUrl=self._dlq_url,
+                MaxNumberOfMessages=_BATCH,
+                WaitTimeSeconds=0,
+                VisibilityTimeout=self._hold,
+                MessageAttributeNames=["All"],
+                MessageSystemAttributeNames=["All"],
+            )
+            batch = response.get("Messages", [])
+            if not batch:
+                return taken
+            taken += batch
+
+    async def _release(self, messages: builtins.list[SqsMessage]) -> None:
+        for start in range(0, len(messages), _BATCH):
+            entries = [
+                {"Id": str(n), "ReceiptHandle": m["ReceiptHandle"], "VisibilityTimeout": 0}
+                for n, m in enumerate(messages[start : start + _BATCH])
+            ]
+            await call(
+                self._client,
+                "change_message_visibility_batch",
+                QueueUrl=self._dlq_url,
+                Entries=entries,
+            )
+
+    async def _delete(self, messages: builtins.list[SqsMessage]) -> None:
+        for start in range(0, len(messages), _BATCH):
+            entries = [
+                {"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]}
+                for n, m in enumerate(messages[start : start + _BATCH])
+            ]
+            await call(
+                self._client, "delete_message_batch", QueueUrl=self._dlq_url, Entries=entries
+            )
+
+
+def _job_id(message: SqsMessage) -> str:
+    return attribute(message, "job_id") or job_of(message).id
+
+
+def _job_attributes(message: SqsMessage) -> dict[str, dict[str, str]]:
+    return {
+        name: {"DataType": "String", "StringValue": value}
+        for name in ("job_id", "job_type")
+        if (value := attribute(message, name)) is not None
+    }

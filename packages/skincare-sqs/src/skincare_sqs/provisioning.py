@@ -1,0 +1,42 @@
+"""Creating a queue and its dead-letter queue with a redrive policy, idempotently."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from attrs import frozen
+
+from skincare_sqs.calls import call_blocking as call
+
+
+@frozen
+class QueueUrls:
+    """Where a source queue and its dead-letter queue live."""
+
+    queue_url: str
+    dlq_url: str
+
+
+def ensure_queues(
+    client: Any, name: str, *, max_receive_count: int = 5, visibility_timeout: int = 30
+) -> QueueUrls:
+    """Create `<name>-dlq` and `<name>` (redrive policy to the DLQ) unless they exist.
+
+    Blocking (boto3 in this thread): provisioning runs at startup, before any event loop work.
+    """
+    dlq_url = call(client, "create_queue", QueueName=f"{name}-dlq")["QueueUrl"]
+    arn_attrs = call(client, "get_queue_attributes", QueueUrl=dlq_url, AttributeNames=["QueueArn"])
+    policy = {
+        "deadLetterTargetArn": arn_attrs["Attributes"]["QueueArn"],
+        "maxReceiveCount": str(max_receive_count),
+    }
+    attributes = {
+        "RedrivePolicy": json.dumps(policy),
+        "VisibilityTimeout": str(visibility_timeout),
+    }
+    queue_url = call(client, "create_queue", QueueName=name)["QueueUrl"]
+    # Set, not passed to create_queue: CreateQueue fails when an existing queue's attributes
+    # differ, and setting them again is what makes this idempotent and convergent.
+    call(client, "set_queue_attributes", QueueUrl=queue_url, Attributes=attributes)
+    return QueueUrls(queue_url=str(queue_url), dlq_url=str(dlq_url))

@@ -1,0 +1,202 @@
+"""SqsQueue: the core Queue, JobSink and DeadLetters ports on Amazon SQS (boto3 in threads)."""
+
+from __future__ import annotations
+
+import builtins
+import logging
+import math
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from skincare_core.codec import decode_job, encode_job
+from skincare_core.errors import InvalidJob
+from skincare_core.jobs import Job, Message
+from skincare_core.queueing import DeadLetter
+from skincare_sqs.acks import AckBatcher
+from skincare_sqs.calls import call, call_on_receipt
+from skincare_sqs.dead_letters import SqsDeadLetters
+from skincare_sqs.errors import SqsUnavailable
+from skincare_sqs.leases import Leases
+from skincare_sqs.wire import dead_attributes, job_attributes, receive_count
+
+logger = logging.getLogger(__name__)
+MAX_VISIBILITY_SECONDS = 12 * 60 * 60
+_BATCH = 10
+_MAX_REASON = 4096
+
+
+def _seconds(duration: timedelta) -> int:
+    """Whole seconds, rounded up, within SQS's 0 s..12 h visibility range."""
+    return min(max(math.ceil(duration.total_seconds()), 0), MAX_VISIBILITY_SECONDS)
+
+
+class SqsQueue:
+    """A source queue and its DLQ. Acks are batched; a receipt this process saw superseded
+    (SQS may still accept it) is ignored, and SQS's stale-receipt errors are swallowed."""
+
+    def __init__(
+        self,
+        client: Any,
+        *,
+        queue_url: str,
+        dlq_url: str,
+        wait_time_seconds: int = 20,
+        ack_linger: timedelta = timedelta(milliseconds=2),
+        dead_letter_hold: timedelta = timedelta(seconds=5),
+    ) -> None:
+        self._client = client
+        self._queue_url = queue_url
+        self._dlq_url = dlq_url
+        self._wait = wait_time_seconds
+        self._hold = _seconds(dead_letter_hold)
+        self._leases = Leases()
+        self._acks = AckBatcher(self._delete_batch, ack_linger.total_seconds())
+        self._dead = SqsDeadLetters(
+            client, queue_url=queue_url, dlq_url=dlq_url, hold_seconds=self._hold
+        )
+
+    async def enqueue(self, job: Job) -> None:
+        """Send the job as JSON, its id and type as attributes; JobTooLarge before any request."""
+        body = encode_job(job)
+        await call(
+            self._client,
+            "send_message",
+            QueueUrl=self._queue_url,
+            MessageBody=body,
+            MessageAttributes=job_attributes(job),
+        )
+
+    async def enqueue_many(self, jobs: Sequence[Job]) -> None:
+        """Send in SendMessageBatch calls of ten; every job is encoded (and checked) first."""
+        entries = [
+            {"Id": str(n), "MessageBody": encode_job(job), "MessageAttributes": job_attributes(job)}
+            for n, job in enumerate(jobs)
+        ]
+        for start in range(0, len(entries), _BATCH):
+            response = await call(
+                self._client,
+                "send_message_batch",
+                QueueUrl=self._queue_url,
+                Entries=entries[start : start + _BATCH],
+            )
+            if failed := response.get("Failed"):
+                raise SqsUnavailable("SendMessageBatch", f"{len(failed)} entries failed: {failed}")
+
+    async def receive(self, max_messages: int = 1) -> builtins.list[Message]:
+        """Long-poll up to min(max_messages, 10); bodies that are not jobs go to the DLQ."""
+        response = await call(
+            self._client,
+            "receive_message",
+            QueueUrl=self._queue_url,
+            MaxNumberOfMessages=max(1, min(max_messages, _BATCH)),
+            WaitTimeSeconds=self._wait,
+            MessageSystemAttributeNames=["ApproximateReceiveCount"],
+            MessageAttributeNames=["All"],
+        )
+        accepted = [await self._accept(raw) for raw in response.get("Messages", [])]
+        return [message for message in accepted if message is not None]
+
+    async def ack(self, message: Message) -> None:
+        """Delete the message (batched with concurrent acks)."""
+        if self._leases.is_stale(message.receipt):
+            return
+        await self._acks.ack(message.receipt)
+        self._leases.forget(message.receipt)
+
+    async def nack(self, message: Message, delay: timedelta) -> None:
+        """Make the message visible again after `delay` (whole seconds, at most 12 h)."""
+        await self._change_visibility(message.receipt, _seconds(delay))
+
+    async def extend(self, message: Message, visibility: timedelta) -> None:
+        """Keep the lease for another `visibility` from now."""
+        await self._change_visibility(message.receipt, _seconds(visibility))
+
+    async def dead_letter(self, message: Message, reason: str) -> None:
+        """Send the job to the DLQ with reason and attempts, then delete it (live lease only)."""
+        # Holding the lease first proves the receipt is live; a stale one moves nothing.
+        if not await self._change_visibility(message.receipt, self._hold):
+            return
+        message_id = self._leases.message_id(message.receipt) or ""
+        await self._move_to_dlq(
+            message.receipt, encode_job(message.job), reason, message.attempts, message_id
+        )
+
+    async def count(self) -> int:
+        """How many messages the DLQ holds."""
+        return await self._dead.count()
+
+    async def list(
+        self, *, job_type: str | None = None, limit: int = 100
+    ) -> builtins.list[DeadLetter]:
+        """Dead jobs, oldest first, optionally of one type."""
+        return await self._dead.list(job_type=job_type, limit=limit)
+
+    async def redrive(self, job_id: str) -> bool:
+        """Send one dead job back to the source queue (a new message: attempts reset)."""
+        return await self._dead.redrive(job_id)
+
+    async def redrive_all(self, *, job_type: str | None = None) -> int:
+        """Send every dead job (of one type) back; returns how many."""
+        return await self._dead.redrive_all(job_type=job_type)
+
+    async def purge(self) -> int:
+        """Delete every dead job; returns how many."""
+        return await self._dead.purge()
+
+    async def _accept(self, raw: dict[str, Any]) -> Message | None:
+        receipt, attempts = raw["ReceiptHandle"], receive_count(raw)
+        self._leases.received(raw["MessageId"], receipt)
+        try:
+            job = decode_job(raw["Body"])
+        except InvalidJob as exc:
+            logger.error(
+                "sqs.invalid_body", extra={"message_id": raw["MessageId"], "error": str(exc)}
+            )
+            await self._move_to_dlq(receipt, raw["Body"], str(exc), attempts, raw["MessageId"])
+            return None
+        return Message(receipt=receipt, job=job, attempts=attempts)
+
+    async def _change_visibility(self, receipt: str, seconds: int) -> bool:
+        if self._leases.is_stale(receipt):
+            return False
+        response = await call_on_receipt(
+            self._client,
+            "change_message_visibility",
+            QueueUrl=self._queue_url,
+            ReceiptHandle=receipt,
+            VisibilityTimeout=seconds,
+        )
+        return response is not None
+
+    async def _move_to_dlq(
+        self, receipt: str, body: str, reason: str, attempts: int, message_id: str
+    ) -> None:
+        attributes = dead_attributes(
+            reason=reason[:_MAX_REASON],
+            attempts=attempts,
+            message_id=message_id,
+            now=datetime.now(UTC),
+        )
+        try:
+            job = decode_job(body)
+        except InvalidJob:
+            job = None
+        if job is not None:
+            attributes |= job_attributes(job)
+        await call(
+            self._client,
+            "send_message",
+            QueueUrl=self._dlq_url,
+            MessageBody=body,
+            MessageAttributes=attributes,
+        )
+        await call_on_receipt(
+            self._client, "delete_message", QueueUrl=self._queue_url, ReceiptHandle=receipt
+        )
+        self._leases.forget(receipt)
+
+    async def _delete_batch(self, entries: builtins.list[dict[str, str]]) -> dict[str, Any]:
+        return await call(
+            self._client, "delete_message_batch", QueueUrl=self._queue_url, Entries=entries
+        )
