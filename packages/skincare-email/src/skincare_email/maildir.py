@@ -23,5 +23,7 @@ class MaildirEmailService(RenderingEmailService):
         await anyio.to_thread.run_sync(self._add, message)
 
     def _add(self, message: EmailMessage) -> None:
-        box = mailbox.Maildir(self.path, create=True)
-        box.add(message)
+        # mailbox only creates the subfolders when the maildir folder itself is new.
+        for sub in ("tmp", "new", "cur"):
+            (self.path / sub).mkdir(parents=True, exist_ok=True)
+        mailbox.Maildir(self.path, create=False).add(message)

@@ -55,9 +55,11 @@ def render_email(
     message["Subject"] = subject
     message["Date"] = format_datetime(sent_at)
     message["Message-ID"] = message_id_for(data.idempotency_key, sender)
-    message["Content-Language"] = language
     message.set_content(text)
     message.add_alternative(page, subtype="html")
+    # Set after the parts exist: making a multipart moves Content-* headers into the first part.
+    message["Content-Language"] = language
+    message.set_boundary(_boundary(text, page))
     return message
 
 
@@ -73,6 +75,12 @@ def message_id_for(idempotency_key: str, sender: str) -> str:
         local = hashlib.sha256(idempotency_key.encode()).hexdigest()[:40]
     domain = parseaddr(sender)[1].rpartition("@")[2] or "skincare.invalid"
     return f"<{local}@{domain}>"
+
+
+def _boundary(*bodies: str) -> str:
+    # Derived from the content, not random, so one input always renders the same bytes.
+    digest = hashlib.sha256("\0".join(bodies).encode()).hexdigest()[:32]
+    return f"==skincare-{digest}=="
 
 
 @cache
