@@ -1,0 +1,153 @@
+"""Scenario 6: ours on SQS (moto's HTTP server): requests per job and jobs/s at batch 1 and 10."""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import timedelta
+from typing import Any
+
+import anyio
+import boto3
+from moto.server import ThreadedMotoServer
+
+from bench.compare import harness
+from bench.compare.report import Metric
+from bench.compare.server import BenchServer
+from bench.compare.systems import Variant
+from skincare_core.jobs import Job, new_job
+from skincare_core.router import Router
+from skincare_core.worker import Worker
+from skincare_sqs import SqsQueue, ensure_queues
+
+METRICS = (
+    Metric("drain_jobs_per_s", "drain jobs/s"),
+    Metric("drain_requests_per_job", "drain requests/job", ".2f"),
+    Metric("enqueue_jobs_per_s", "enqueue jobs/s"),
+    Metric("enqueue_requests_per_job", "enqueue requests/job", ".2f"),
+    Metric("receives_per_job", "ReceiveMessage/job", ".2f"),
+    Metric("deletes_per_job", "Delete*/job", ".2f"),
+)
+CREDENTIALS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
+
+
+def build(args: argparse.Namespace) -> harness.Scenario:
+    """1,000 jobs per run (100 with --quick); a fresh moto server per run."""
+    jobs = 100 if args.quick else 1_000
+
+    async def run(variant: Variant, url: str, server: BenchServer) -> dict[str, float]:
+        return await sqs_run(variant, jobs)
+
+    return harness.Scenario(
+        name="sqs",
+        title=f"SQS on moto: {jobs:,} no-op jobs, enqueue then drain",
+        variants=harness.available(
+            [
+                Variant("ours sqs b1", "ours", batch=1, concurrency=2),
+                Variant("ours sqs b10", "ours", batch=10, concurrency=20),
+            ]
+        ),
+        run=run,
+        metrics=METRICS,
+        params={"jobs": jobs, "wait_time_seconds": 1},
+    )
+
+
+async def sqs_run(variant: Variant, jobs: int) -> dict[str, float]:
+    """Enqueue (SendMessage, or SendMessageBatch at b10), then drain with the Worker."""
+    async with _moto() as endpoint:
+        counts: collections.Counter[str] = collections.Counter()
+        client = _client(endpoint)
+        client.meta.events.register("before-send.sqs", _counting(counts))
+        urls = await anyio.to_thread.run_sync(ensure_queues, _client(endpoint), "bench")
+        queue = SqsQueue(
+            client, queue_url=urls.queue_url, dlq_url=urls.dlq_url, wait_time_seconds=1
+        )
+        all_jobs = [new_job("noop", n=str(n)) for n in range(jobs)]
+        began = time.perf_counter()
+        await _enqueue(queue, all_jobs, variant.batch)
+        enqueue_s, sent = time.perf_counter() - began, sum(counts.values())
+        counts.clear()
+        drain_s = await _drain(queue, variant, jobs, _client(endpoint), urls.queue_url)
+    deletes = counts["DeleteMessage"] + counts["DeleteMessageBatch"]
+    return {
+        "enqueue_jobs_per_s": jobs / enqueue_s,
+        "enqueue_requests_per_job": sent / jobs,
+        "drain_jobs_per_s": jobs / drain_s,
+        "drain_requests_per_job": sum(counts.values()) / jobs,
+        "receives_per_job": counts["ReceiveMessage"] / jobs,
+        "deletes_per_job": deletes / jobs,
+    }
+
+
+async def _enqueue(queue: SqsQueue, jobs: list[Job], batch: int) -> None:
+    if batch == 1:
+        for job in jobs:
+            await queue.enqueue(job)
+    else:
+        for start in range(0, len(jobs), batch):
+            await queue.enqueue_many(jobs[start : start + batch])
+
+
+async def _drain(queue: SqsQueue, variant: Variant, jobs: int, probe: Any, url: str) -> float:
+    countdown = harness.Countdown(jobs)
+    router = Router()
+
+    async def noop(job: Job) -> None:
+        await countdown(job.payload)
+
+    router.register("noop", noop)
+    worker = Worker(
+        queue=queue,
+        router=router,
+        concurrency=variant.concurrency,
+        receive_batch=variant.batch,
+        shutdown_grace=timedelta(seconds=5),
+    )
+    async with anyio.create_task_group() as tg:
+        began = time.perf_counter()
+        tg.start_soon(worker.run)
+        await countdown.done.wait()
+        while await anyio.to_thread.run_sync(_in_queue, probe, url):  # noqa: ASYNC110
+            await anyio.sleep(0.005)
+        elapsed = time.perf_counter() - began
+        tg.cancel_scope.cancel()
+    return elapsed
+
+
+def _in_queue(client: Any, url: str) -> int:
+    names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+    found = client.get_queue_attributes(QueueUrl=url, AttributeNames=names)["Attributes"]
+    return sum(int(found[name]) for name in names)
+
+
+def _counting(counts: collections.Counter[str]) -> Any:
+    def count(event_name: str, **_: Any) -> None:
+        counts[event_name.rsplit(".", 1)[-1]] += 1
+
+    return count
+
+
+def _client(endpoint: str) -> Any:
+    return boto3.client("sqs", endpoint_url=endpoint, region_name="us-east-1", **CREDENTIALS)
+
+
+@asynccontextmanager
+async def _moto() -> AsyncIterator[str]:
+    # A program, not a library: keep moto's per-request access log out of the table.
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    harness.main(build)

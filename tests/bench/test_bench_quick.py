@@ -1,0 +1,46 @@
+"""Every bench/compare program still runs: each with --quick, in the bench dependency group."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PROGRAMS = ("drain", "steady", "latency", "io_bound", "soak", "sqs")
+
+
+@pytest.mark.slow
+def test_every_program_runs_quick_and_reports(tmp_path: Path) -> None:
+    uv = shutil.which("uv")
+    assert uv is not None, "uv must be on PATH (it installs the bench group from the lock)"
+    for name in PROGRAMS:
+        command = [uv, "run", "--group", "bench", "python", "-m", f"bench.compare.{name}"]
+        done = subprocess.run(
+            [*command, "--quick", "--out", str(tmp_path)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
+        assert done.returncode == 0, f"{name}:\n{done.stdout}\n{done.stderr}"
+        assert "| system |" in done.stdout, f"{name} printed no table:\n{done.stdout}"
+        document = json.loads((tmp_path / f"{name}-quick.json").read_text())
+        assert document["quick"] is True
+        assert document["runs"], f"{name} measured nothing"
+        assert all(len(runs) == document["reps"] for runs in document["runs"].values())
+    paths = ["--results", str(tmp_path), "--out", str(tmp_path / "chart.png")]
+    chart = subprocess.run(
+        [uv, "run", "--group", "bench", "python", "-m", "bench.compare.chart", *paths],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert chart.returncode == 0, chart.stderr
+    assert (tmp_path / "chart.png").read_bytes().startswith(b"\x89PNG")
