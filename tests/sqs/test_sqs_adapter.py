@@ -1,0 +1,175 @@
+"""SqsQueue beyond the contract: redrive policy, bad bodies, provisioning, request cost, outages."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from typing import Any
+
+import anyio
+import boto3
+import pytest
+from botocore.config import Config
+from hypothesis import given
+from hypothesis import strategies as st
+
+from skincare_core.errors import JobTooLarge
+from skincare_core.jobs import Message, new_job
+from skincare_sqs import SqsQueue, SqsUnavailable, ensure_queues
+from skincare_sqs.queue import MAX_VISIBILITY_SECONDS, _seconds
+from skincare_sqs.wire import INVALID_BODY_TYPE
+
+pytestmark = pytest.mark.anyio
+Provision = Callable[..., Any]
+
+
+def _queue(client: Any, urls: Any, wait: int = 1) -> SqsQueue:
+    return SqsQueue(client, queue_url=urls.queue_url, dlq_url=urls.dlq_url, wait_time_seconds=wait)
+
+
+@contextmanager
+def counting(client: Any) -> Iterator[list[str]]:
+    """The names of the SQS requests the client sends inside the block."""
+    sent: list[str] = []
+
+    def count(event_name: str, **_: Any) -> None:
+        sent.append(event_name.rsplit(".", 1)[-1])
+
+    client.meta.events.register("before-send.sqs", count)
+    try:
+        yield sent
+    finally:
+        client.meta.events.unregister("before-send.sqs", count)
+
+
+async def test_redrive_policy_moves_a_job_received_max_receive_count_times(
+    sqs_client: Any, fresh_queues: Provision
+) -> None:
+    queue = _queue(sqs_client, fresh_queues(max_receive_count=2, visibility_timeout=1))
+    job = new_job("policy")
+    await queue.enqueue(job)
+    for attempt in (1, 2):
+        with anyio.fail_after(5):
+            while not (got := await queue.receive(1)):
+                pass
+        assert (got[0].job, got[0].attempts) == (job, attempt)
+        await anyio.sleep(1.2)
+    assert await queue.receive(10) == []
+    [dead] = await queue.list()
+    assert dead.job == job
+    assert "maxReceiveCount" in dead.error
+    assert await queue.redrive(job.id) is True
+    assert (await queue.receive(1))[0].attempts == 1
+
+
+async def test_a_body_that_is_not_a_job_goes_to_the_dlq_with_the_reason(
+    sqs_client: Any, fresh_queues: Provision
+) -> None:
+    urls = fresh_queues()
+    queue = _queue(sqs_client, urls)
+    await anyio.to_thread.run_sync(
+        lambda: sqs_client.send_message(QueueUrl=urls.queue_url, MessageBody="{not json")
+    )
+    assert await queue.receive(10) == []
+    assert await queue.count() == 1
+    [dead] = await queue.list()
+    assert dead.job.type == INVALID_BODY_TYPE
+    assert dead.job.payload == {"body": "{not json"}
+    assert "not a valid job" in dead.error
+    assert dead.attempts == 1
+    assert await queue.receive(10) == []
+
+
+def test_ensure_queues_is_idempotent_and_converges(sqs_client: Any) -> None:
+    first = ensure_queues(sqs_client, "provisioned", max_receive_count=3, visibility_timeout=7)
+    again = ensure_queues(sqs_client, "provisioned", max_receive_count=4, visibility_timeout=9)
+    assert again == first
+    assert first.dlq_url.endswith("provisioned-dlq")
+    attrs = sqs_client.get_queue_attributes(QueueUrl=first.queue_url, AttributeNames=["All"])
+    policy = json.loads(attrs["Attributes"]["RedrivePolicy"])
+    assert int(policy["maxReceiveCount"]) == 4
+    assert policy["deadLetterTargetArn"].endswith(":provisioned-dlq")
+    assert attrs["Attributes"]["VisibilityTimeout"] == "9"
+
+
+async def test_draining_at_batch_10_costs_at_most_a_quarter_request_per_job(
+    moto_endpoint: str, fresh_queues: Provision
+) -> None:
+    client = boto3.client("sqs", endpoint_url=moto_endpoint, region_name="us-east-1")
+    queue = _queue(client, fresh_queues(visibility_timeout=30), wait=0)
+    # 200, not 1,000: moto's receive costs time linear in the queue's length (the per-job
+    # request count does not depend on it).
+    jobs = [new_job("cost", n=str(n)) for n in range(200)]
+    with counting(client) as enqueued:
+        await queue.enqueue_many(jobs)
+    with counting(client) as drained:
+        seen: set[str] = set()
+        while batch := await queue.receive(10):
+            async with anyio.create_task_group() as tg:
+                for message in batch:
+                    tg.start_soon(queue.ack, message)
+            seen |= {m.job.id for m in batch}
+        drain_requests = len(drained) - 1  # the final empty receive is not part of the drain
+    per_job = drain_requests / len(jobs)
+    print(f"\nSQS requests per job: enqueue {len(enqueued) / len(jobs):.2f}, drain {per_job:.2f}")
+    assert seen == {job.id for job in jobs}
+    assert len(enqueued) == len(jobs) // 10
+    assert set(drained) == {"ReceiveMessage", "DeleteMessageBatch"}
+    assert per_job <= 0.25
+
+
+async def test_a_too_large_job_in_a_batch_is_refused_before_any_request(
+    sqs_client: Any, fresh_queues: Provision
+) -> None:
+    queue = _queue(sqs_client, fresh_queues())
+    with counting(sqs_client) as sent, pytest.raises(JobTooLarge):
+        await queue.enqueue_many([new_job("ok"), new_job("big", blob="x" * (256 * 1024))])
+    assert sent == []
+
+
+@pytest.fixture
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def test_an_unreachable_endpoint_raises_sqs_unavailable(closed_port: int) -> None:
+    client = boto3.client(
+        "sqs",
+        endpoint_url=f"http://127.0.0.1:{closed_port}",
+        region_name="us-east-1",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+        config=Config(connect_timeout=1, retries={"max_attempts": 1}),
+    )
+    url = f"http://127.0.0.1:{closed_port}/000000000000/gone"
+    queue = SqsQueue(client, queue_url=url, dlq_url=url + "-dlq", wait_time_seconds=0)
+    with pytest.raises(SqsUnavailable, match="send_message"):
+        await queue.enqueue(new_job("down"))
+    with pytest.raises(SqsUnavailable):
+        await queue.receive(1)
+    with pytest.raises(SqsUnavailable):
+        await queue.ack(Message(receipt="r", job=new_job("down"), attempts=1))
+    with pytest.raises(SqsUnavailable):
+        await queue.count()
+    with pytest.raises(SqsUnavailable):
+        ensure_queues(client, "gone")
+
+
+async def test_a_missing_queue_raises_sqs_unavailable(sqs_client: Any) -> None:
+    url = sqs_client.meta.endpoint_url + "/123456789012/no-such-queue"
+    queue = SqsQueue(sqs_client, queue_url=url, dlq_url=url, wait_time_seconds=0)
+    with pytest.raises(SqsUnavailable, match=r"NonExistentQueue|QueueDoesNotExist"):
+        await queue.enqueue(new_job("nowhere"))
+
+
+@given(st.timedeltas(min_value=timedelta(days=-2), max_value=timedelta(days=2)))
+def test_visibility_seconds_are_whole_rounded_up_and_within_sqs_range(delay: timedelta) -> None:
+    seconds = _seconds(delay)
+    assert 0 <= seconds <= MAX_VISIBILITY_SECONDS
+    if timedelta(0) <= delay <= timedelta(seconds=MAX_VISIBILITY_SECONDS):
+        assert seconds - 1 < delay.total_seconds() <= seconds
