@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import ipaddress
-import socket
 import ssl
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,17 +11,15 @@ from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
-from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
+from aiosmtpd.smtp import AuthResult
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+from email_support import StartServer, authenticate, free_port
 
 from skincare_core.models import OrderItem
 from skincare_core.outbound import OrderEmail
-
-SENDER = "Skincare Shop <shop@skincare.test>"
-USERNAME, PASSWORD = "mailer", "s3cret"
 
 
 @pytest.fixture
@@ -33,50 +30,6 @@ def order_email() -> OrderEmail:
         OrderItem(product_id=2, name="Toner Centella", quantity=1, unit_price_rupiah=1_000_000),
     )
     return OrderEmail("SKN-20261201-ABCD1234", items, 1_250_000, "9f1c2e7a0b4d4c55", "id")
-
-
-def free_port() -> int:
-    """A port nothing listens on right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-class Inbox:
-    """An aiosmtpd handler that keeps every envelope it accepts."""
-
-    def __init__(self) -> None:
-        self.envelopes: list[Envelope] = []
-
-    async def handle_DATA(  # noqa: N802 (aiosmtpd's hook name)
-        self, server: SMTP, session: Session, envelope: Envelope
-    ) -> str:
-        self.envelopes.append(envelope)
-        return "250 OK queued"
-
-
-class Refuse:
-    """An aiosmtpd handler that answers `reply` at the RCPT or DATA stage."""
-
-    def __init__(self, stage: str, reply: str) -> None:
-        self.stage = stage
-        self.reply = reply
-
-    async def handle_RCPT(  # noqa: N802 (aiosmtpd's hook name)
-        self, server: SMTP, session: Session, envelope: Envelope, address: str, options: Any
-    ) -> str:
-        if self.stage == "RCPT":
-            return self.reply
-        envelope.rcpt_tos.append(address)
-        return "250 OK"
-
-    async def handle_DATA(  # noqa: N802 (aiosmtpd's hook name)
-        self, server: SMTP, session: Session, envelope: Envelope
-    ) -> str:
-        return self.reply if self.stage == "DATA" else "250 OK"
-
-
-StartServer = Callable[..., int]
 
 
 @pytest.fixture
@@ -96,21 +49,10 @@ def smtp_server() -> Iterator[StartServer]:
         controller.stop()
 
 
-def _authenticate(
-    server: SMTP, session: Session, envelope: Envelope, mechanism: str, auth_data: Any
-) -> AuthResult:
-    ok = isinstance(auth_data, LoginPassword) and (auth_data.login, auth_data.password) == (
-        USERNAME.encode(),
-        PASSWORD.encode(),
-    )
-    # handled=False: aiosmtpd then answers 535 itself (its default assumes we replied).
-    return AuthResult(success=ok, handled=False)
-
-
 @pytest.fixture
 def authenticator() -> Callable[..., AuthResult]:
     """Accepts USERNAME / PASSWORD only."""
-    return _authenticate
+    return authenticate
 
 
 @pytest.fixture(scope="session")

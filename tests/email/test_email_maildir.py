@@ -9,8 +9,8 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
+from email_support import SENDER
 
-from conftest import SENDER
 from skincare_core.outbound import OrderEmail
 from skincare_email import MaildirEmailService
 

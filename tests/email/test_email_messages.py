@@ -9,8 +9,8 @@ from email.message import EmailMessage
 
 import attrs
 import pytest
+from email_support import SENDER
 
-from conftest import SENDER
 from skincare_core.models import NotificationType, OrderItem
 from skincare_core.outbound import OrderEmail
 from skincare_email import message_id_for, render_email

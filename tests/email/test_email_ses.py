@@ -15,8 +15,8 @@ import attrs
 import boto3
 import pytest
 from botocore.config import Config
+from email_support import free_port
 
-from conftest import free_port
 from skincare_core.errors import PermanentJobError
 from skincare_core.outbound import OrderEmail
 from skincare_email import EmailRejected, EmailTemporarilyUnavailable

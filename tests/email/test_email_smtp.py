@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 from aiosmtpd.smtp import AuthResult
+from email_support import PASSWORD, SENDER, USERNAME, Inbox, Refuse, StartServer, free_port
 
-from conftest import PASSWORD, SENDER, USERNAME, Inbox, Refuse, StartServer, free_port
 from skincare_core.errors import PermanentJobError
 from skincare_core.outbound import OrderEmail
 from skincare_email import EmailRejected, EmailTemporarilyUnavailable, SmtpEmailService
