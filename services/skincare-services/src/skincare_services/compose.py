@@ -22,9 +22,11 @@ from skincare_core.shop import ShopService
 from skincare_core.system_clock import SystemClock
 from skincare_core.webhooks import PaymentWebhookService
 from skincare_core.worker import Worker
-from skincare_email import MaildirEmailService, SesEmailService, SmtpEmailService
+from skincare_email import MaildirEmailService, SmtpEmailService
+from skincare_email.ses import SesEmailService
 from skincare_http import ApiServices, ApiSettings, create_app
-from skincare_invoice import DirectoryInvoiceStore, PdfInvoiceRenderer, S3InvoiceStore
+from skincare_invoice import DirectoryInvoiceStore, PdfInvoiceRenderer
+from skincare_invoice.s3 import S3InvoiceStore
 from skincare_postgres import PostgresDatabase, PostgresQueue, create_engine
 from skincare_services.settings import Settings
 from skincare_sqs import SqsQueue

