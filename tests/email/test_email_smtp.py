@@ -165,3 +165,15 @@ async def test_a_silent_server_times_out_as_retryable(order_email: OrderEmail) -
 def test_unknown_security_is_refused() -> None:
     with pytest.raises(ValueError, match="security"):
         SmtpEmailService(host="h", port=1, sender=SENDER, security="ssl")  # type: ignore[arg-type]
+
+
+async def test_starttls_against_a_server_without_it_is_retryable(
+    smtp_server: StartServer, order_email: OrderEmail, client_tls: ssl.SSLContext
+) -> None:
+    # A plain server cannot be upgraded: never fall back to sending in clear text.
+    inbox = Inbox()
+    port = smtp_server(inbox)
+    mailer = service(port, security="starttls", ssl_context=client_tls)
+    with pytest.raises(EmailTemporarilyUnavailable, match="STARTTLS"):
+        await mailer.send_order_confirmation(CUSTOMER, order_email)
+    assert inbox.envelopes == []
