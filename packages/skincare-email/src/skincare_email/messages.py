@@ -55,6 +55,9 @@ def render_email(
     message["Subject"] = subject
     message["Date"] = format_datetime(sent_at)
     message["Message-ID"] = message_id_for(data.idempotency_key, sender)
+    # Machine-readable: operators (and the end-to-end tests) count mail per order and kind.
+    message["X-Skincare-Order"] = data.order_number
+    message["X-Skincare-Notification"] = kind
     message.set_content(text)
     message.add_alternative(page, subtype="html")
     # Set after the parts exist: making a multipart moves Content-* headers into the first part.
