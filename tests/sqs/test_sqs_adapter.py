@@ -95,6 +95,7 @@ def test_ensure_queues_is_idempotent_and_converges(sqs_client: Any) -> None:
     assert attrs["Attributes"]["VisibilityTimeout"] == "9"
 
 
+@pytest.mark.slow
 async def test_draining_at_batch_10_costs_at_most_a_quarter_request_per_job(
     moto_endpoint: str, fresh_queues: Provision
 ) -> None:
@@ -173,3 +174,21 @@ def test_visibility_seconds_are_whole_rounded_up_and_within_sqs_range(delay: tim
     assert 0 <= seconds <= MAX_VISIBILITY_SECONDS
     if timedelta(0) <= delay <= timedelta(seconds=MAX_VISIBILITY_SECONDS):
         assert seconds - 1 < delay.total_seconds() <= seconds
+
+
+async def test_receipts_sqs_rejects_are_ignored_and_move_nothing(
+    sqs_client: Any, fresh_queues: Provision
+) -> None:
+    queue = _queue(sqs_client, fresh_queues(visibility_timeout=30))
+    job = new_job("kept")
+    await queue.enqueue(job)
+    [live] = await queue.receive(1)
+    unknown = Message(receipt="not-a-receipt-sqs-ever-gave", job=job, attempts=1)
+    await queue.ack(unknown)
+    await queue.nack(unknown, timedelta(0))
+    await queue.extend(unknown, timedelta(seconds=5))
+    await queue.dead_letter(unknown, "unknown receipt")
+    assert await queue.count() == 0
+    assert await queue.receive(10) == []
+    await queue.nack(live, timedelta(0))
+    assert (await queue.receive(1))[0].job == job
