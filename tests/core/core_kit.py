@@ -1,0 +1,57 @@
+"""The in-memory shop kit wired together, shared by the core tests (a uniquely named module)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import attrs
+
+from skincare_core.checkout import CheckoutService
+from skincare_core.handlers import build_router
+from skincare_core.models import Order
+from skincare_core.router import Router
+from skincare_core.testing import (
+    InMemoryDatabase,
+    InMemoryInvoiceStore,
+    InMemoryQueue,
+    ManualClock,
+    RecordingEmailService,
+    TextInvoiceRenderer,
+)
+
+
+@attrs.define
+class Shop:
+    """The in-memory kit wired together, as the worker service wires the real one."""
+
+    queue: InMemoryQueue
+    db: InMemoryDatabase
+    email: RecordingEmailService
+    clock: ManualClock
+    store: InMemoryInvoiceStore
+    renderer: TextInvoiceRenderer
+    router: Router
+
+    async def place_order(self, quantity: int = 2, price: int = 50_000) -> Order:
+        """A user with one product in the cart checks out; the queue is emptied afterwards."""
+        user = self.db.add_user(f"user{self.db.state.next_id}@example.com")
+        product = self.db.add_product(f"SKU{self.db.state.next_id}", "Serum", price, 10)
+        self.db.state.carts[(user.id, product.id)] = quantity
+        order = await CheckoutService(uow=self.db, clock=self.clock).checkout(user.id, "key")
+        for job in self.queue.jobs():
+            message = (await self.queue.receive(1))[0]
+            assert message.job == job
+            await self.queue.ack(message)
+        return order
+
+
+def make_shop() -> Shop:
+    """A fresh kit: a queue that never waits, the database, fakes, and the shop's router."""
+    queue = InMemoryQueue(wait=timedelta(0))
+    db = InMemoryDatabase(outbox_sink=queue)
+    email = RecordingEmailService()
+    clock = ManualClock()
+    store = InMemoryInvoiceStore()
+    renderer = TextInvoiceRenderer()
+    router = build_router(uow=db, email=email, renderer=renderer, store=store, clock=clock)
+    return Shop(queue, db, email, clock, store, renderer, router)
