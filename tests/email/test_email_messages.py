@@ -65,6 +65,8 @@ def test_headers(order_email: OrderEmail) -> None:
     assert message["To"] == "siti@example.test"
     assert message["Date"] == "Tue, 01 Dec 2026 09:30:00 +0000"
     assert message["Message-ID"] == "<9f1c2e7a0b4d4c55@skincare.test>"
+    assert message["X-Skincare-Order"] == "SKN-20261201-ABCD1234"
+    assert message["X-Skincare-Notification"] == "order_confirmation"
 
 
 def test_message_id_is_stable_per_job_and_differs_between_jobs(order_email: OrderEmail) -> None:

@@ -122,6 +122,11 @@ async def test_a_paid_order_leaves_one_pdf_and_one_email_of_each_kind(
     confirmation, received = (s.format(order.order_number) for s in SUBJECTS[language])
     assert sorted(str(m["Subject"]) for m in mails) == sorted([confirmation, received])
     assert {str(m["To"]) for m in mails} == {"siti@example.test"}
+    assert sorted(str(m["X-Skincare-Notification"]) for m in mails) == [
+        "order_confirmation",
+        "payment_received",
+    ]
+    assert {str(m["X-Skincare-Order"]) for m in mails} == {order.order_number}
     assert all("Rp 1.250.000" in str(m.get_body(("plain",))) for m in mails)
 
     async with db() as uow:

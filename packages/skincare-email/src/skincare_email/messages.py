@@ -36,19 +36,7 @@ def render_email(
 ) -> EmailMessage:
     """The complete message for `kind`, in the data's language (Indonesian when unknown)."""
     language = data.language if data.language in LANGUAGES else DEFAULT_LANGUAGE
-    fields = {"order_number": data.order_number, "shop_name": shop_name}
-    total = format_rupiah(data.total_rupiah)
-    subject, text = _split_subject(
-        _template(kind, language, "txt").substitute(
-            fields, items=_text_items(data.items), total=total
-        )
-    )
-    page = _template(kind, language, "html").substitute(
-        {key: html.escape(value) for key, value in fields.items()},
-        items=_html_items(data.items),
-        total=html.escape(total),
-        subject=html.escape(subject),
-    )
+    subject, text, page = _bodies(kind, language, data, shop_name)
     message = EmailMessage()
     message["From"] = sender
     message["To"] = to
@@ -57,13 +45,32 @@ def render_email(
     message["Message-ID"] = message_id_for(data.idempotency_key, sender)
     # Machine-readable: operators (and the end-to-end tests) count mail per order and kind.
     message["X-Skincare-Order"] = data.order_number
-    message["X-Skincare-Notification"] = kind
+    message["X-Skincare-Notification"] = kind.value
     message.set_content(text)
     message.add_alternative(page, subtype="html")
     # Set after the parts exist: making a multipart moves Content-* headers into the first part.
     message["Content-Language"] = language
     message.set_boundary(_boundary(text, page))
     return message
+
+
+def _bodies(
+    kind: NotificationType, language: str, data: OrderEmail, shop_name: str
+) -> tuple[str, str, str]:
+    """Subject, plain text and HTML of one message."""
+    fields = {"order_number": data.order_number, "shop_name": shop_name}
+    total = format_rupiah(data.total_rupiah)
+    rendered = _template(kind, language, "txt").substitute(
+        fields, items=_text_items(data.items), total=total
+    )
+    subject, text = _split_subject(rendered)
+    page = _template(kind, language, "html").substitute(
+        {key: html.escape(value) for key, value in fields.items()},
+        items=_html_items(data.items),
+        total=html.escape(total),
+        subject=html.escape(subject),
+    )
+    return subject, text, page
 
 
 def message_id_for(idempotency_key: str, sender: str) -> str:

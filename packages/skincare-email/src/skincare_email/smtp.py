@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import smtplib
+import socket
 import ssl
 from email.message import EmailMessage
 from typing import Literal
@@ -18,7 +19,8 @@ Security = Literal["none", "starttls", "tls"]
 class SmtpEmailService(RenderingEmailService):
     """Sends through any SMTP provider; plain, STARTTLS or implicit TLS, login when configured.
 
-    `timeout` bounds the connect and every socket read/write of the session.
+    `timeout` bounds the connect and every socket read/write of the session. The EHLO name
+    is `local_hostname`, or this host's FQDN looked up once (smtplib would look it up per send).
     """
 
     def __init__(
@@ -32,6 +34,7 @@ class SmtpEmailService(RenderingEmailService):
         security: Security = "starttls",
         timeout: float = 10.0,
         ssl_context: ssl.SSLContext | None = None,
+        local_hostname: str | None = None,
         shop_name: str = "Skincare",
     ) -> None:
         super().__init__(sender=sender, shop_name=shop_name)
@@ -44,6 +47,7 @@ class SmtpEmailService(RenderingEmailService):
         self._security = security
         self._timeout = timeout
         self._ssl_context = ssl_context
+        self._local_hostname = local_hostname
 
     async def deliver(self, message: EmailMessage) -> None:
         """Send one message; EmailTemporarilyUnavailable or EmailRejected on failure."""
@@ -65,17 +69,34 @@ class SmtpEmailService(RenderingEmailService):
             raise EmailTemporarilyUnavailable(f"SMTP {self._host}:{self._port}: {exc!r}") from exc
 
     def _connect(self) -> smtplib.SMTP:
-        context = self._ssl_context or ssl.create_default_context()
+        name = self._helo_name()
         if self._security == "tls":
-            return smtplib.SMTP_SSL(self._host, self._port, timeout=self._timeout, context=context)
-        session = smtplib.SMTP(self._host, self._port, timeout=self._timeout)
+            return smtplib.SMTP_SSL(
+                self._host,
+                self._port,
+                local_hostname=name,
+                timeout=self._timeout,
+                context=self._context(),
+            )
+        session = smtplib.SMTP(self._host, self._port, local_hostname=name, timeout=self._timeout)
         try:
             if self._security == "starttls":
-                session.starttls(context=context)
+                session.starttls(context=self._context())
         except BaseException:
             session.close()
             raise
         return session
+
+    def _context(self) -> ssl.SSLContext:
+        # Loading the system CA store costs tens of milliseconds: do it once, not per message.
+        if self._ssl_context is None:
+            self._ssl_context = ssl.create_default_context()
+        return self._ssl_context
+
+    def _helo_name(self) -> str:
+        if self._local_hostname is None:
+            self._local_hostname = socket.getfqdn()
+        return self._local_hostname
 
 
 def _from_codes(codes: list[int], exc: Exception) -> Exception:
