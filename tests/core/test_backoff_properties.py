@@ -1,0 +1,52 @@
+"""Property tests of the retry delays: the seed's values exactly, monotone, bounded, jittered."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from skincare_core.backoff import backoff_delay, full_jitter_delay
+
+FIVE_MINUTES = timedelta(minutes=5)
+SEED_TABLE = {0: 5, 1: 2, 2: 4, 3: 8, 4: 16, 5: 32, 6: 64, 7: 64, 100: 64, -1: 5}
+
+
+def seed_delay(attempts: int) -> timedelta:
+    """The seed's Go function, transcribed."""
+    if attempts <= 0:
+        return timedelta(seconds=5)
+    return min(timedelta(seconds=2 ** min(attempts, 6)), FIVE_MINUTES)
+
+
+def test_known_values_of_the_seed() -> None:
+    assert {a: backoff_delay(a).total_seconds() for a in SEED_TABLE} == SEED_TABLE
+
+
+@given(st.integers(min_value=-10, max_value=100))
+def test_backoff_is_exactly_the_seed(attempts: int) -> None:
+    assert backoff_delay(attempts) == seed_delay(attempts)
+
+
+@given(st.integers(min_value=1, max_value=100), st.integers(min_value=0, max_value=100))
+def test_backoff_never_decreases_after_the_first_attempt(attempts: int, more: int) -> None:
+    assert backoff_delay(attempts) <= backoff_delay(attempts + more)
+
+
+@given(st.integers())
+def test_backoff_is_positive_and_at_most_five_minutes(attempts: int) -> None:
+    assert timedelta(0) < backoff_delay(attempts) <= FIVE_MINUTES
+
+
+@given(st.integers(min_value=-10, max_value=100), st.integers())
+def test_full_jitter_stays_within_zero_and_the_backoff(attempts: int, seed: int) -> None:
+    delay = full_jitter_delay(attempts, random.Random(seed))
+    assert timedelta(0) <= delay <= backoff_delay(attempts)
+
+
+@given(st.integers(min_value=1, max_value=100), st.integers())
+def test_full_jitter_is_reproducible_from_the_seed(attempts: int, seed: int) -> None:
+    first = full_jitter_delay(attempts, random.Random(seed))
+    assert first == full_jitter_delay(attempts, random.Random(seed))
