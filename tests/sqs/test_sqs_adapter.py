@@ -19,8 +19,7 @@ from hypothesis import strategies as st
 from skincare_core.errors import JobTooLarge
 from skincare_core.jobs import Message, new_job
 from skincare_sqs import SqsQueue, SqsUnavailable, ensure_queues
-from skincare_sqs.queue import MAX_VISIBILITY_SECONDS, _seconds
-from skincare_sqs.wire import INVALID_BODY_TYPE
+from skincare_sqs.wire import INVALID_BODY_TYPE, MAX_VISIBILITY_SECONDS, visibility_seconds
 
 pytestmark = pytest.mark.anyio
 Provision = Callable[..., Any]
@@ -61,6 +60,7 @@ async def test_redrive_policy_moves_a_job_received_max_receive_count_times(
     [dead] = await queue.list()
     assert dead.job == job
     assert "maxReceiveCount" in dead.error
+    assert dead.attempts == 2
     assert await queue.redrive(job.id) is True
     assert (await queue.receive(1))[0].attempts == 1
 
@@ -170,7 +170,7 @@ async def test_a_missing_queue_raises_sqs_unavailable(sqs_client: Any) -> None:
 
 @given(st.timedeltas(min_value=timedelta(days=-2), max_value=timedelta(days=2)))
 def test_visibility_seconds_are_whole_rounded_up_and_within_sqs_range(delay: timedelta) -> None:
-    seconds = _seconds(delay)
+    seconds = visibility_seconds(delay)
     assert 0 <= seconds <= MAX_VISIBILITY_SECONDS
     if timedelta(0) <= delay <= timedelta(seconds=MAX_VISIBILITY_SECONDS):
         assert seconds - 1 < delay.total_seconds() <= seconds

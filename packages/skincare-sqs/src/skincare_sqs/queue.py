@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import builtins
 import logging
-import math
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -18,17 +17,11 @@ from skincare_sqs.calls import call, call_on_receipt
 from skincare_sqs.dead_letters import SqsDeadLetters
 from skincare_sqs.errors import SqsUnavailable
 from skincare_sqs.leases import Leases
-from skincare_sqs.wire import dead_attributes, job_attributes, receive_count
+from skincare_sqs.wire import dead_attributes, job_attributes, receive_count, visibility_seconds
 
 logger = logging.getLogger(__name__)
-MAX_VISIBILITY_SECONDS = 12 * 60 * 60
 _BATCH = 10
 _MAX_REASON = 4096
-
-
-def _seconds(duration: timedelta) -> int:
-    """Whole seconds, rounded up, within SQS's 0 s..12 h visibility range."""
-    return min(max(math.ceil(duration.total_seconds()), 0), MAX_VISIBILITY_SECONDS)
 
 
 class SqsQueue:
@@ -49,7 +42,7 @@ class SqsQueue:
         self._queue_url = queue_url
         self._dlq_url = dlq_url
         self._wait = wait_time_seconds
-        self._hold = _seconds(dead_letter_hold)
+        self._hold = visibility_seconds(dead_letter_hold)
         self._leases = Leases()
         self._acks = AckBatcher(self._delete_batch, ack_linger.total_seconds())
         self._dead = SqsDeadLetters(
@@ -106,11 +99,11 @@ class SqsQueue:
 
     async def nack(self, message: Message, delay: timedelta) -> None:
         """Make the message visible again after `delay` (whole seconds, at most 12 h)."""
-        await self._change_visibility(message.receipt, _seconds(delay))
+        await self._change_visibility(message.receipt, visibility_seconds(delay))
 
     async def extend(self, message: Message, visibility: timedelta) -> None:
         """Keep the lease for another `visibility` from now."""
-        await self._change_visibility(message.receipt, _seconds(visibility))
+        await self._change_visibility(message.receipt, visibility_seconds(visibility))
 
     async def dead_letter(self, message: Message, reason: str) -> None:
         """Send the job to the DLQ with reason and attempts, then delete it (live lease only)."""
@@ -118,8 +111,9 @@ class SqsQueue:
         if not await self._change_visibility(message.receipt, self._hold):
             return
         message_id = self._leases.message_id(message.receipt) or ""
+        body = encode_job(message.job)
         await self._move_to_dlq(
-            message.receipt, encode_job(message.job), reason, message.attempts, message_id
+            message.receipt, body, message.job, reason, message.attempts, message_id
         )
 
     async def count(self) -> int:
@@ -153,7 +147,9 @@ class SqsQueue:
             logger.error(
                 "sqs.invalid_body", extra={"message_id": raw["MessageId"], "error": str(exc)}
             )
-            await self._move_to_dlq(receipt, raw["Body"], str(exc), attempts, raw["MessageId"])
+            await self._move_to_dlq(
+                receipt, raw["Body"], None, str(exc), attempts, raw["MessageId"]
+            )
             return None
         return Message(receipt=receipt, job=job, attempts=attempts)
 
@@ -170,18 +166,15 @@ class SqsQueue:
         return response is not None
 
     async def _move_to_dlq(
-        self, receipt: str, body: str, reason: str, attempts: int, message_id: str
+        self, receipt: str, body: str, job: Job | None, reason: str, attempts: int, message_id: str
     ) -> None:
+        # Send first, delete second: an interruption in between leaves a copy, never a loss.
         attributes = dead_attributes(
             reason=reason[:_MAX_REASON],
             attempts=attempts,
             message_id=message_id,
             now=datetime.now(UTC),
         )
-        try:
-            job = decode_job(body)
-        except InvalidJob:
-            job = None
         if job is not None:
             attributes |= job_attributes(job)
         await call(

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import math
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from skincare_core.codec import decode_job
@@ -13,6 +14,12 @@ from skincare_core.queueing import DeadLetter
 # A dead message whose body is not a job is listed under this type, its body as payload.
 INVALID_BODY_TYPE = "sqs.invalid_body"
 _POLICY_REASON = "redrive policy: received maxReceiveCount times without an ack"
+MAX_VISIBILITY_SECONDS = 12 * 60 * 60
+
+
+def visibility_seconds(duration: timedelta) -> int:
+    """Whole seconds, rounded up, within SQS's 0 s..12 h visibility range."""
+    return min(max(math.ceil(duration.total_seconds()), 0), MAX_VISIBILITY_SECONDS)
 
 
 def _string(value: str) -> dict[str, str]:
