@@ -17,6 +17,14 @@ converter = make_converter(forbid_extra_keys=True)
 converter.register_structure_hook_func(
     lambda t: t == Mapping[str, str], lambda v, _: _string_map(v)
 )
+# cattrs' default str hook calls str() on anything, turning {"id": {}} into the id "{}".
+converter.register_structure_hook(str, lambda v, _: _string(v))
+
+
+def _string(value: Any) -> str:
+    if not isinstance(value, str):
+        raise InvalidJob(f"expected a string, got {type(value).__name__}")
+    return value
 
 
 def _string_map(value: Any) -> dict[str, str]:
@@ -45,6 +53,6 @@ def decode_job(text: str | bytes) -> Job:
         raise
     except Exception as exc:
         raise InvalidJob(f"not a valid job: {exc}") from exc
-    if not isinstance(job.id, str) or not isinstance(job.type, str) or not job.id or not job.type:
+    if not job.id or not job.type:
         raise InvalidJob("job id and type must be non-empty strings")
     return job
