@@ -1,0 +1,92 @@
+"""The job wire format: round trip, the 256 KiB limit, and every malformed input refused."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from skincare_core.codec import MAX_JOB_BYTES, decode_job, encode_job
+from skincare_core.errors import InvalidJob, JobTooLarge, PermanentJobError
+from skincare_core.jobs import Job, new_job
+
+text = st.text(min_size=1, max_size=20)
+
+
+@given(text, text, st.dictionaries(st.text(max_size=10), st.text(max_size=30), max_size=5))
+def test_any_job_round_trips(job_id: str, job_type: str, payload: dict[str, str]) -> None:
+    job = Job(job_id, job_type, payload)
+    assert decode_job(encode_job(job)) == job
+    assert decode_job(encode_job(job).encode()) == job
+
+
+def test_encoding_is_compact_json() -> None:
+    job = Job("1", "t", {"order_id": "7"})
+    assert encode_job(job) == '{"id":"1","type":"t","payload":{"order_id":"7"}}'
+
+
+def test_new_jobs_get_unique_ids_and_copy_the_payload() -> None:
+    payload = {"order_id": "1"}
+    jobs = [new_job("t", **payload) for _ in range(100)]
+    assert len({job.id for job in jobs}) == 100
+    payload["order_id"] = "2"
+    assert jobs[0].payload == {"order_id": "1"}
+
+
+def overhead() -> int:
+    return len(encode_job(Job("j", "t", {"x": ""})).encode())
+
+
+def test_a_job_of_exactly_the_limit_is_accepted() -> None:
+    job = Job("j", "t", {"x": "a" * (MAX_JOB_BYTES - overhead())})
+    assert len(encode_job(job).encode()) == MAX_JOB_BYTES == 262_144
+
+
+def test_a_job_one_byte_over_the_limit_is_refused() -> None:
+    job = Job("j", "t", {"x": "a" * (MAX_JOB_BYTES - overhead() + 1)})
+    with pytest.raises(JobTooLarge) as raised:
+        encode_job(job)
+    assert (raised.value.job_id, raised.value.size) == ("j", MAX_JOB_BYTES + 1)
+
+
+def test_the_limit_counts_utf8_bytes_not_characters() -> None:
+    job = Job("j", "t", {"x": "é" * ((MAX_JOB_BYTES - overhead()) // 2 + 1)})
+    with pytest.raises(JobTooLarge):
+        encode_job(job)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "not json",
+        "[]",
+        "null",
+        '{"id":"1","payload":{}}',
+        '{"type":"t","payload":{}}',
+        '{"id":"1","type":"t","payload":{"n":1}}',
+        '{"id":"1","type":"t","payload":["a"]}',
+        '{"id":"1","type":"t","payload":{},"extra":1}',
+        '{"id":"","type":"t","payload":{}}',
+        '{"id":"1","type":"","payload":{}}',
+        '{"id":1,"type":"t","payload":{}}',
+        '{"id":{},"type":"t","payload":{}}',
+        '{"id":"1","type":["t"],"payload":{}}',
+        '{"id":"1","type":true,"payload":{}}',
+        b"\xff\xfe",
+    ],
+)
+def test_malformed_bodies_are_invalid_jobs(body: str | bytes) -> None:
+    with pytest.raises(InvalidJob) as raised:
+        decode_job(body)
+    assert isinstance(raised.value, PermanentJobError)
+
+
+def test_a_missing_payload_decodes_as_empty_as_the_job_default() -> None:
+    assert decode_job('{"id":"1","type":"t"}') == Job("1", "t")
+
+
+def test_a_decoded_payload_is_a_plain_string_map() -> None:
+    job = decode_job(json.dumps({"id": "1", "type": "t", "payload": {"a": "b"}}))
+    assert dict(job.payload) == {"a": "b"}
