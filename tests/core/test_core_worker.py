@@ -1,0 +1,291 @@
+"""The Worker engine over the in-memory queue: limits, leases, retries, shutdown, logs."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+import anyio
+import pytest
+from worker_kit import RecordingQueue, eventually, fast_queue, running, worker_on
+
+from skincare_core import worker as worker_module
+from skincare_core.errors import InvalidJob, RetryLater
+from skincare_core.jobs import Job, new_job
+from skincare_core.router import Router
+from skincare_core.testing import InMemoryQueue
+from skincare_core.worker import Worker
+
+pytestmark = pytest.mark.anyio
+
+
+def router_of(handler: object, job_type: str = "work") -> Router:
+    router = Router()
+    router.register(job_type, handler)  # type: ignore[arg-type]
+    return router
+
+
+async def enqueue(queue: InMemoryQueue, count: int, job_type: str = "work") -> list[Job]:
+    jobs = [new_job(job_type, n=str(n)) for n in range(count)]
+    for job in jobs:
+        await queue.enqueue(job)
+    return jobs
+
+
+class Gauge:
+    """A handler that sleeps and records how many copies of it run at once."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds, self.now, self.peak, self.done = seconds, 0, 0, 0
+
+    async def __call__(self, job: Job) -> None:
+        self.now += 1
+        self.peak = max(self.peak, self.now)
+        try:
+            await anyio.sleep(self.seconds)
+        finally:
+            self.now -= 1
+        self.done += 1
+
+
+async def test_concurrency_never_exceeds_the_limit_and_reaches_it() -> None:
+    queue, gauge = fast_queue(), Gauge(0.03)
+    await enqueue(queue, 20)
+    async with running(worker_on(queue, router_of(gauge), concurrency=4)):
+        await eventually(lambda: queue.depth == 0)
+    assert (gauge.peak, gauge.done) == (4, 20)
+
+
+async def test_receive_asks_only_for_free_slots() -> None:
+    queue, gauge = RecordingQueue(wait=timedelta(seconds=0.02)), Gauge(0.02)
+    await enqueue(queue, 30)
+    worker = worker_on(queue, router_of(gauge), concurrency=5, receive_batch=3)
+    queue.worker = worker
+    async with running(worker):
+        await eventually(lambda: queue.depth == 0)
+    assert gauge.done == 30
+    assert queue.asked
+    assert all(1 <= asked <= min(3, 5 - busy) for asked, busy in queue.asked), queue.asked
+
+
+async def test_a_job_longer_than_the_visibility_timeout_is_not_redelivered() -> None:
+    queue, gauge = fast_queue(visibility=0.3), Gauge(1.0)
+    await enqueue(queue, 1)
+    worker = worker_on(queue, router_of(gauge), visibility_timeout=timedelta(seconds=0.3))
+    async with running(worker):
+        await eventually(lambda: queue.depth == 0)
+    assert (gauge.done, gauge.peak) == (1, 1)
+    assert await queue.count() == 0
+
+
+async def test_a_job_past_its_timeout_is_retried() -> None:
+    queue, calls = fast_queue(), []
+
+    async def slow_once(job: Job) -> None:
+        calls.append(job.id)
+        if len(calls) == 1:
+            await anyio.sleep(10)
+
+    await enqueue(queue, 1)
+    worker = worker_on(queue, router_of(slow_once), job_timeout=timedelta(seconds=0.05))
+    async with running(worker):
+        await eventually(lambda: queue.depth == 0)
+    assert len(calls) == 2
+    assert await queue.count() == 0
+
+
+async def test_a_job_whose_deliveries_crashed_is_dead_lettered_without_running() -> None:
+    queue, calls = fast_queue(visibility=0.02), []
+
+    async def handler(job: Job) -> None:
+        calls.append(job.id)
+
+    [job] = await enqueue(queue, 1)
+    for _ in range(3):
+        assert len(await queue.receive(1)) == 1
+        await anyio.sleep(0.03)
+    async with running(worker_on(queue, router_of(handler), max_attempts=3)):
+        await eventually(lambda: queue.depth == 0)
+    assert calls == []
+    [dead] = await queue.list()
+    assert (dead.job, dead.attempts) == (job, 4)
+    assert dead.error == "crashed: 3 deliveries never finished"
+
+
+async def test_shutdown_lets_an_in_flight_job_finish_and_acks_it() -> None:
+    queue, gauge = fast_queue(), Gauge(0.3)
+    await enqueue(queue, 1)
+    async with running(worker_on(queue, router_of(gauge))):
+        await eventually(lambda: gauge.now == 1)
+    assert gauge.done == 1
+    assert (queue.depth, await queue.count()) == (0, 0)
+
+
+async def test_shutdown_nacks_a_job_past_the_grace_with_zero_delay() -> None:
+    queue, gauge = fast_queue(), Gauge(30)
+    [job] = await enqueue(queue, 1)
+    worker = worker_on(queue, router_of(gauge), shutdown_grace=timedelta(seconds=0.1))
+    async with running(worker):
+        await eventually(lambda: gauge.now == 1)
+        cancelled_at = anyio.current_time()
+    assert anyio.current_time() - cancelled_at < 1.0
+    assert gauge.done == 0
+    assert queue.jobs() == [job]
+    [again] = await queue.receive(1)
+    assert (again.job, again.attempts) == (job, 2)
+
+
+async def test_a_poison_job_does_not_hold_up_healthy_jobs() -> None:
+    queue, gauge = fast_queue(), Gauge(0.005)
+    hung = anyio.Event()
+
+    async def poison(job: Job) -> None:
+        hung.set()
+        await anyio.sleep(30)
+
+    router = router_of(gauge)
+    router.register("poison", poison)
+    [bad] = await enqueue(queue, 1, "poison")
+    await enqueue(queue, 20)
+    worker = worker_on(queue, router, concurrency=2, shutdown_grace=timedelta(0))
+    async with running(worker):
+        await hung.wait()
+        await eventually(lambda: gauge.done == 20, within=2)
+        assert queue.jobs() == [bad]
+
+
+async def test_an_always_failing_job_ends_in_dead_letters_and_others_are_acked() -> None:
+    queue, gauge = fast_queue(), Gauge(0.005)
+
+    async def poison(job: Job) -> None:
+        raise RuntimeError("boom")
+
+    router = router_of(gauge)
+    router.register("poison", poison)
+    [bad] = await enqueue(queue, 1, "poison")
+    await enqueue(queue, 10)
+    async with running(worker_on(queue, router, max_attempts=3)):
+        await eventually(lambda: queue.depth == 0)
+    [dead] = await queue.list()
+    assert (dead.job, dead.attempts, dead.error) == (bad, 3, "RuntimeError: boom")
+    assert gauge.done == 10
+
+
+async def test_a_permanent_error_is_dead_lettered_at_once() -> None:
+    queue, calls = fast_queue(), []
+
+    async def handler(job: Job) -> None:
+        calls.append(job.id)
+        raise InvalidJob("order_id missing")
+
+    await enqueue(queue, 1)
+    await enqueue(queue, 1, "nobody_handles_this")
+    async with running(worker_on(queue, router_of(handler))):
+        await eventually(lambda: queue.depth == 0)
+    errors = sorted(d.error for d in await queue.list())
+    assert errors == [
+        "InvalidJob: order_id missing",
+        "UnknownJobType: no handler registered for job type 'nobody_handles_this'",
+    ]
+    assert len(calls) == 1
+
+
+async def test_retry_later_nacks_with_its_delay_not_the_backoff(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    queue, seen = fast_queue(), []
+
+    async def handler(job: Job) -> None:
+        seen.append(anyio.current_time())
+        if len(seen) == 1:
+            raise RetryLater(timedelta(seconds=0.3), "rate limited")
+
+    await enqueue(queue, 1)
+    async with running(worker_on(queue, router_of(handler))):
+        await eventually(lambda: queue.depth == 0)
+    assert seen[1] - seen[0] >= 0.3
+    [retry] = [r for r in caplog.records if r.message == "job.retry"]
+    assert (retry.delay, retry.error) == (0.3, "RetryLater: rate limited")
+
+
+async def test_a_receive_error_is_logged_and_the_loop_goes_on(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(worker_module, "_QUEUE_ERROR_PAUSE", 0.01)
+    queue, gauge = RecordingQueue(wait=timedelta(seconds=0.02)), Gauge(0)
+    queue.receive_failures = 2
+    await enqueue(queue, 1)
+    async with running(worker_on(queue, router_of(gauge))):
+        await eventually(lambda: queue.depth == 0)
+    failures = [r for r in caplog.records if r.message == "queue.receive_failed"]
+    assert [r.error for r in failures] == ["ConnectionError('queue unreachable')"] * 2
+    assert all(r.levelno == logging.ERROR for r in failures)
+    assert gauge.done == 1
+
+
+class FailingAcks(InMemoryQueue):
+    """A queue whose acks fail: the job stays leased and comes back."""
+
+    async def ack(self, message: object) -> None:
+        raise ConnectionError("ack lost")
+
+
+async def test_a_failed_ack_is_logged_and_the_job_is_delivered_again(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    queue = FailingAcks(visibility_timeout=timedelta(seconds=0.05), wait=timedelta(seconds=0.02))
+    gauge = Gauge(0)
+    await enqueue(queue, 1)
+    async with running(worker_on(queue, router_of(gauge))):
+        await eventually(lambda: gauge.done >= 2)
+    [first, *_] = [r for r in caplog.records if r.message == "queue.settle_failed"]
+    assert first.error == "ConnectionError('ack lost')"
+    assert first.attempts == 1
+
+
+async def test_log_records_carry_the_job_fields(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="skincare_core.worker")
+    queue, calls = fast_queue(), []
+
+    async def flaky(job: Job) -> None:
+        calls.append(job.id)
+        if len(calls) < 3:
+            raise ConnectionError(f"try {len(calls)}")
+
+    [job] = await enqueue(queue, 1)
+    async with running(worker_on(queue, router_of(flaky), max_attempts=5)):
+        await eventually(lambda: queue.depth == 0)
+    records = [r for r in caplog.records if r.name == "skincare_core.worker"]
+    retries = [r for r in records if r.message == "job.retry"]
+    assert [(r.job_id, r.type, r.attempts, r.delay, r.error) for r in retries] == [
+        (job.id, "work", 1, 0.0, "ConnectionError: try 1"),
+        (job.id, "work", 2, 0.0, "ConnectionError: try 2"),
+    ]
+    assert all(r.levelno == logging.WARNING for r in retries)
+    [done] = [r for r in records if r.message == "job.done"]
+    assert (done.job_id, done.type, done.attempts) == (job.id, "work", 3)
+
+
+async def test_a_dead_letter_log_record_has_the_error(caplog: pytest.LogCaptureFixture) -> None:
+    queue = fast_queue()
+
+    async def broken(job: Job) -> None:
+        raise InvalidJob("bad payload")
+
+    [job] = await enqueue(queue, 1)
+    async with running(worker_on(queue, router_of(broken))):
+        await eventually(lambda: queue.depth == 0)
+    [dead] = [r for r in caplog.records if r.message == "job.dead_lettered"]
+    assert (dead.job_id, dead.type, dead.attempts, dead.error) == (
+        job.id,
+        "work",
+        1,
+        "InvalidJob: bad payload",
+    )
+    assert dead.levelno == logging.ERROR
+
+
+@pytest.mark.parametrize("option", ["concurrency", "max_attempts", "receive_batch"])
+def test_nonsense_settings_are_refused(option: str) -> None:
+    with pytest.raises(ValueError, match=">= 1"):
+        Worker(queue=fast_queue(), router=Router(), **{option: 0})  # type: ignore[arg-type]
