@@ -1,0 +1,155 @@
+"""A hypothesis state machine of InMemoryQueue against a plain model, on a fake clock.
+
+Hypothesis has no async rules: the queue's coroutines run through one blocking portal.
+"""
+
+from __future__ import annotations
+
+import itertools
+from datetime import timedelta
+from typing import Any
+
+import attrs
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from skincare_core.jobs import Message, new_job
+from skincare_core.testing import InMemoryQueue
+
+VISIBILITY = 10.0
+
+
+@attrs.define
+class Modelled:
+    """What the model knows of a live job."""
+
+    seq: int
+    attempts: int = 0
+    visible_at: float = 0.0
+    receipt: str | None = None
+
+
+class InMemoryQueueMachine(RuleBasedStateMachine):
+    """Rules are queue operations; after each, the queue and the model must agree."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.now = 0.0
+        self._portal_cm = start_blocking_portal("asyncio")
+        self.portal: BlockingPortal = self._portal_cm.__enter__()
+        self.queue = InMemoryQueue(
+            visibility_timeout=timedelta(seconds=VISIBILITY),
+            wait=timedelta(0),
+            monotonic=lambda: self.now,
+        )
+        self.live: dict[str, Modelled] = {}
+        self.dead: dict[str, int] = {}
+        self.held: list[Message] = []
+        self.seq = itertools.count()
+
+    def call(self, method: Any, *args: Any) -> Any:
+        return self.portal.call(method, *args)
+
+    def teardown(self) -> None:
+        self._portal_cm.__exit__(None, None, None)
+
+    @rule(kind=st.sampled_from(["a", "b"]))
+    def enqueue(self, kind: str) -> None:
+        job = new_job(kind)
+        self.call(self.queue.enqueue, job)
+        self.live[job.id] = Modelled(next(self.seq), visible_at=self.now)
+
+    @rule(limit=st.integers(min_value=1, max_value=4))
+    def receive(self, limit: int) -> None:
+        visible = sorted(
+            (m.seq, job_id) for job_id, m in self.live.items() if m.visible_at <= self.now
+        )
+        expected = [job_id for _, job_id in visible[:limit]]
+        messages = self.call(self.queue.receive, limit)
+        assert [m.job.id for m in messages] == expected
+        for message in messages:
+            entry = self.live[message.job.id]
+            entry.attempts += 1
+            entry.visible_at = self.now + VISIBILITY
+            entry.receipt = message.receipt
+            assert message.attempts == entry.attempts
+        self.held += messages
+
+    def _is_live(self, message: Message) -> bool:
+        entry = self.live.get(message.job.id)
+        return entry is not None and entry.receipt == message.receipt
+
+    @precondition(lambda self: self.held)
+    @rule(data=st.data())
+    def ack(self, data: st.DataObject) -> None:
+        message = data.draw(st.sampled_from(self.held))
+        self.call(self.queue.ack, message)
+        if self._is_live(message):
+            del self.live[message.job.id]
+
+    @precondition(lambda self: self.held)
+    @rule(data=st.data())
+    def nack_now(self, data: st.DataObject) -> None:
+        message = data.draw(st.sampled_from(self.held))
+        self.call(self.queue.nack, message, timedelta(0))
+        if self._is_live(message):
+            self.live[message.job.id].visible_at = self.now
+
+    @precondition(lambda self: self.held)
+    @rule(data=st.data())
+    def dead_letter(self, data: st.DataObject) -> None:
+        message = data.draw(st.sampled_from(self.held))
+        self.call(self.queue.dead_letter, message, "model says so")
+        if self._is_live(message):
+            self.dead[message.job.id] = self.live.pop(message.job.id).attempts
+
+    @precondition(lambda self: self.dead)
+    @rule(data=st.data())
+    def redrive(self, data: st.DataObject) -> None:
+        job_id = data.draw(st.sampled_from(sorted(self.dead)))
+        assert self.call(self.queue.redrive, job_id) is True
+        del self.dead[job_id]
+        self.live[job_id] = Modelled(next(self.seq), visible_at=self.now)
+
+    @rule()
+    def redrive_unknown(self) -> None:
+        assert self.call(self.queue.redrive, "no-such-job") is False
+
+    @rule()
+    def redrive_all(self) -> None:
+        # The queue puts them back oldest death first, the order list() gives.
+        dead_ids = [d.job.id for d in self.call(self._list)]
+        assert self.call(self.queue.redrive_all) == len(self.dead)
+        for job_id in dead_ids:
+            self.live[job_id] = Modelled(next(self.seq), visible_at=self.now)
+        self.dead.clear()
+
+    @rule()
+    def purge(self) -> None:
+        assert self.call(self.queue.purge) == len(self.dead)
+        self.dead.clear()
+
+    @rule(seconds=st.sampled_from([0.5, VISIBILITY + 0.5]))
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+    async def _list(self) -> list[Any]:
+        return await self.queue.list(limit=1000)
+
+    @invariant()
+    def queue_agrees_with_the_model(self) -> None:
+        assert self.queue.depth == len(self.live)
+        assert [j.id for j in self.queue.jobs()] == sorted(
+            self.live, key=lambda i: self.live[i].seq
+        )
+        assert self.call(self.queue.count) == len(self.dead)
+        dead = {d.job.id: (d.attempts, d.error) for d in self.call(self._list)}
+        assert dead == {job_id: (n, "model says so") for job_id, n in self.dead.items()}
+
+
+InMemoryQueueMachine.TestCase.settings = settings(
+    max_examples=60, stateful_step_count=30, deadline=None
+)
+TestInMemoryQueueStateMachine = InMemoryQueueMachine.TestCase
