@@ -74,7 +74,9 @@ def api_process(env: dict[str, str], port: int, home: Path) -> Iterator[ShopClie
         process = start_process("skincare_services.api", env, log)
         try:
             wait_until_ready(f"http://127.0.0.1:{port}", process)
-            yield ShopClient(f"http://127.0.0.1:{port}")
+            client = ShopClient(f"http://127.0.0.1:{port}")
+            with client.http:
+                yield client
         finally:
             stop_process(process)
 
@@ -83,8 +85,8 @@ def worker_process(
     env: dict[str, str], home: Path, name: str = "worker"
 ) -> subprocess.Popen[bytes]:
     """Start the real `skincare-worker` process, logging into home/<name>.log."""
-    log = (home / f"{name}.log").open("ab")
-    return start_process("skincare_services.worker", env, log)
+    with (home / f"{name}.log").open("ab") as log:
+        return start_process("skincare_services.worker", env, log)
 
 
 def log_records(path: Path) -> list[dict[str, object]]:

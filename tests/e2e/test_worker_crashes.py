@@ -41,11 +41,14 @@ def test_sigterm_with_50_jobs_in_flight_drains_and_exits_0(
         env, port = base_env(database_url, home, SKINCARE_SHUTDOWN_GRACE_SECONDS="10", **extra)
         _place_orders(env, port, home, shop, 50)
         worker = worker_process(env, home)
-        assert wait_for(lambda: smtp.in_data == 50, 30), smtp.in_data
-        started = time.monotonic()
-        worker.send_signal(signal.SIGTERM)
-        assert worker.wait(15) == 0
-        assert time.monotonic() - started < 12
+        try:
+            assert wait_for(lambda: smtp.in_data == 50, 30), smtp.in_data
+            started = time.monotonic()
+            worker.send_signal(signal.SIGTERM)
+            assert worker.wait(15) == 0
+            assert time.monotonic() - started < 12
+        finally:
+            stop_process(worker)
         restarted = worker_process(env, home, name="worker2")
         try:
             assert wait_for(lambda: len(smtp.message_ids) == 50, 30)
@@ -68,9 +71,11 @@ def test_sigkill_mid_load_loses_nothing(database_url: str, shop: SeededShop, hom
         env, port = base_env(database_url, home, **extra)
         _place_orders(env, port, home, shop, 100)
         worker = worker_process(env, home)
-        assert wait_for(lambda: len(smtp.message_ids) >= 20, 30)
-        worker.send_signal(signal.SIGKILL)
-        worker.wait(5)
+        try:
+            assert wait_for(lambda: len(smtp.message_ids) >= 20, 30)
+        finally:
+            worker.send_signal(signal.SIGKILL)
+            worker.wait(5)
         restarted = worker_process(env, home, name="worker2")
         try:
             assert wait_for(lambda: len(smtp.message_ids) == 100, 60), len(smtp.message_ids)

@@ -25,6 +25,9 @@ async def stop_on_signal(scope: anyio.CancelScope) -> None:
 
 async def run_worker(settings: Settings) -> None:
     """Run until a signal arrives; in-flight jobs get the shutdown grace."""
+    # Blocking adapters (smtplib, boto3) run in threads: allow one per job slot, not anyio's 40.
+    limiter = anyio.to_thread.current_default_thread_limiter()
+    limiter.total_tokens = max(limiter.total_tokens, settings.worker_concurrency + 8)
     async with worker_process(settings=settings) as process, anyio.create_task_group() as tg:
         tg.start_soon(stop_on_signal, tg.cancel_scope)
         tg.start_soon(process.worker.run)
