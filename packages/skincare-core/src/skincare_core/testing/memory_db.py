@@ -6,11 +6,12 @@ rollback leaves nothing behind; outbox jobs reach the queue only on commit, like
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from types import TracebackType
+from typing import Any
 
 import anyio
+import attrs
 from attrs import define, field
 
 from skincare_core.jobs import Job
@@ -32,6 +33,14 @@ class ShopState:
     notifications: dict[tuple[int, NotificationType], object] = field(factory=dict)
     invoices: dict[int, InvoiceRecord] = field(factory=dict)
     next_id: int = 1
+
+    def snapshot(self) -> ShopState:
+        """A copy a transaction may change; values are frozen, so copying the dicts suffices."""
+        copies: dict[str, Any] = {
+            a.name: dict(value) if isinstance(value := getattr(self, a.name), dict) else value
+            for a in attrs.fields(ShopState)
+        }
+        return ShopState(**copies)
 
 
 class InMemoryDatabase:
@@ -97,7 +106,7 @@ class InMemoryUnitOfWork:
 
     async def __aenter__(self) -> InMemoryUnitOfWork:
         await self._db.lock().acquire()
-        self.state = copy.deepcopy(self._db.state)
+        self.state = self._db.state.snapshot()
         self.users = repos.Users(self)
         self.products = repos.Products(self)
         self.carts = repos.Carts(self)
