@@ -9,7 +9,8 @@ from skincare_core.jobs import Job
 def order_id_of(job: Job) -> int:
     """The positive integer `order_id` of the payload."""
     raw = job.payload.get("order_id", "")
-    if not raw.isdigit() or int(raw) <= 0:
+    # str.isdigit() is true for "²", which int() refuses, and for non-ASCII digits like "١٢".
+    if not (raw.isascii() and raw.isdigit()) or int(raw) <= 0:
         raise InvalidJob(f"payload order_id must be a positive integer, got {raw!r}")
     return int(raw)
 
