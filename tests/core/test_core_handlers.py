@@ -37,7 +37,7 @@ pytestmark = pytest.mark.anyio
 CONFIRMATION = NotificationType.ORDER_CONFIRMATION
 
 
-@pytest.mark.parametrize("raw", ["", "abc", "0", "-3", "1.5"])
+@pytest.mark.parametrize("raw", ["", "abc", "0", "-3", "1.5", " 1", "²", "١٢"])
 async def test_confirmation_with_a_bad_order_id_is_invalid(shop: Shop, raw: str) -> None:
     with pytest.raises(InvalidJob):
         await shop.router.dispatch(new_job(SEND_CONFIRMATION_EMAIL, order_id=raw))
