@@ -143,11 +143,12 @@ class Worker:
             raise
         except PermanentJobError as exc:
             await self._dead_letter(message, f"{type(exc).__name__}: {exc}")
-        except RetryLater as exc:
-            await self._retry(message, exc, exc.delay)
         except Exception as exc:
+            # RetryLater only replaces the backoff delay; it still counts toward max_attempts.
             if message.attempts >= self._max_attempts:
                 await self._dead_letter(message, f"{type(exc).__name__}: {exc}")
+            elif isinstance(exc, RetryLater):
+                await self._retry(message, exc, exc.delay)
             else:
                 await self._retry(message, exc, self._backoff(message.attempts))
         else:
