@@ -289,3 +289,18 @@ async def test_a_dead_letter_log_record_has_the_error(caplog: pytest.LogCaptureF
 def test_nonsense_settings_are_refused(option: str) -> None:
     with pytest.raises(ValueError, match=">= 1"):
         Worker(queue=fast_queue(), router=Router(), **{option: 0})  # type: ignore[arg-type]
+
+
+async def test_retry_later_on_the_last_attempt_dead_letters_with_its_error() -> None:
+    queue, calls = fast_queue(), []
+
+    async def rate_limited(job: Job) -> None:
+        calls.append(job.id)
+        raise RetryLater(timedelta(0), "429 Too Many Requests")
+
+    [job] = await enqueue(queue, 1)
+    async with running(worker_on(queue, router_of(rate_limited), max_attempts=2)):
+        await eventually(lambda: queue.depth == 0)
+    assert len(calls) == 2
+    [dead] = await queue.list()
+    assert (dead.job, dead.attempts, dead.error) == (job, 2, "RetryLater: 429 Too Many Requests")
