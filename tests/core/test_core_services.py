@@ -18,7 +18,7 @@ from skincare_core.errors import (
 from skincare_core.jobs import PROCESS_PAYMENT, SEND_CONFIRMATION_EMAIL
 from skincare_core.models import Order, OrderStatus, PaymentEvent, PaymentStatus, User
 from skincare_core.shop import ShopService
-from skincare_core.testing import InMemoryDatabase, InMemoryUnitOfWork
+from skincare_core.testing import InMemoryDatabase, InMemoryUnitOfWork, memory_repos
 from skincare_core.webhooks import InvalidPaymentEvent, PaymentWebhookService
 
 pytestmark = pytest.mark.anyio
@@ -160,6 +160,26 @@ async def test_duplicate_key_at_write_answers_with_the_committed_order(shop: Sho
     raced = RacedDatabase(shop.db, winner, "k")
     assert await CheckoutService(uow=raced, clock=shop.clock).checkout(user.id, "k") == winner
     assert raced.calls == 2
+    assert len(shop.queue.jobs()) == 1
+
+
+async def test_an_order_committed_while_waiting_for_the_cart_locks_is_returned(
+    shop: Shop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user, ids = customer(shop, toner=1)
+    winner = attrs.evolve(await checkout(shop).checkout(user.id, "first"), id=999)
+    shop.db.state.carts[(user.id, ids["toner"])] = 1
+    locked_lines = memory_repos.Carts.lines
+
+    async def lines_then_race(self: memory_repos.Carts, user_id: int, **kw: bool) -> object:
+        lines = await locked_lines(self, user_id, **kw)
+        self._s.orders[winner.id] = winner
+        self._s.order_keys[(user_id, "k")] = winner.id
+        return lines
+
+    monkeypatch.setattr(memory_repos.Carts, "lines", lines_then_race)
+    assert await checkout(shop).checkout(user.id, "k") == winner
+    assert shop.db.state.products[ids["toner"]].stock == 4
     assert len(shop.queue.jobs()) == 1
 
 
