@@ -24,7 +24,8 @@ class PaymentWebhookService:
 
     async def receive(self, event: PaymentEvent) -> bool:
         """Store the event and queue `process_payment`; True if new, False for a duplicate."""
-        if event.amount_rupiah <= 0 or event.status != "paid" or not event.event_id:
+        # Blank like the payment handler sees it: a whitespace-only id could never be applied.
+        if event.amount_rupiah <= 0 or event.status != "paid" or not event.event_id.strip():
             raise InvalidPaymentEvent("event must be paid, with an event id and a positive amount")
         async with self._uow() as uow:
             if await uow.orders.get(event.order_id) is None:
