@@ -44,6 +44,9 @@ class Worker:
     ) -> None:
         if concurrency < 1 or max_attempts < 1 or receive_batch < 1:
             raise ValueError("concurrency, max_attempts and receive_batch must be >= 1")
+        # A zero visibility makes the heartbeat sleep 0 s: a busy loop extending every lease.
+        if visibility_timeout <= timedelta(0) or job_timeout <= timedelta(0):
+            raise ValueError("visibility_timeout and job_timeout must be positive")
         self._queue = queue
         self._router = router
         self._concurrency = concurrency
