@@ -7,7 +7,8 @@ import logging
 from typing import Any
 
 import anyio
-from botocore.exceptions import ClientError, EndpointConnectionError, HTTPClientError
+from botocore.exceptions import ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
 from skincare_sqs.errors import SqsUnavailable
 
@@ -37,7 +38,9 @@ def call_blocking(client: Any, operation: str, **kwargs: Any) -> Response:
         result: Response = getattr(client, operation)(**kwargs)
     except ClientError as exc:
         raise SqsUnavailable(operation, f"{error_code(exc)}: {exc}") from exc
-    except (EndpointConnectionError, HTTPClientError) as exc:
+    # ConnectionError covers refused, connect timeout, proxy and TLS failures; HTTPClientError
+    # read timeouts and dropped connections.
+    except (BotocoreConnectionError, HTTPClientError) as exc:
         raise SqsUnavailable(operation, repr(exc)) from exc
     return result
 
