@@ -8,6 +8,7 @@ import importlib.metadata
 import os
 import platform
 import resource
+import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -22,7 +23,15 @@ from bench.compare.server import BenchServer, bench_server
 from bench.compare.systems import MODULES, Payload, System, Variant
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
-PACKAGES = ("skincare-core", "skincare-postgres", "skincare-sqs", "pgqueuer", "procrastinate")
+PACKAGES = (
+    "skincare-core",
+    "skincare-postgres",
+    "skincare-sqs",
+    "pgqueuer",
+    "procrastinate",
+    "asyncpg",
+    "psycopg",
+)
 RunOne = Callable[[Variant, str, BenchServer], Awaitable[dict[str, float]]]
 
 
@@ -169,6 +178,7 @@ async def _machine(server: BenchServer) -> dict[str, Any]:
         "platform": platform.platform(),
         "postgresql": await server.version(),
         "embedded_server": server.data_dir is not None,
+        "commit": _commit(),
         "versions": versions,
     }
 
@@ -181,6 +191,20 @@ def _describe(variant: Variant) -> dict[str, Any]:
         "concurrency": variant.concurrency,
         "options": dict(variant.options),
     }
+
+
+def _commit() -> str:
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=RESULTS.parent,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError:
+        return "unknown"
+    return done.stdout.strip() or "unknown"
 
 
 def _process_cpu() -> float:

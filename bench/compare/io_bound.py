@@ -44,8 +44,8 @@ def variants() -> list[Variant]:
 
 
 def build(args: argparse.Namespace) -> harness.Scenario:
-    """2,000 jobs (300 with --quick)."""
-    jobs = 300 if args.quick else 2_000
+    """2,000 jobs (200 with --quick)."""
+    jobs = 200 if args.quick else 2_000
 
     async def run(variant: Variant, url: str, server: BenchServer) -> dict[str, float]:
         return await io_bound(variant, url, server, jobs)

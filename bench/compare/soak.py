@@ -37,8 +37,8 @@ METRICS = (
 
 
 def build(args: argparse.Namespace) -> harness.Scenario:
-    """600 s per variant (16 s with --quick); the rate is half a calibration drain's."""
-    seconds = 16.0 if args.quick else 600.0
+    """600 s per variant (14 s with --quick); the rate is half a calibration drain's."""
+    seconds = 14.0 if args.quick else 600.0
     calibration_jobs = 2_000 if args.quick else 10_000
     rate: list[float] = []
 

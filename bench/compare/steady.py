@@ -39,8 +39,8 @@ def variants() -> list[Variant]:
 
 
 def build(args: argparse.Namespace) -> harness.Scenario:
-    """30 s per run (3 s with --quick)."""
-    seconds = 3.0 if args.quick else 30.0
+    """30 s per run (2 s with --quick)."""
+    seconds = 2.0 if args.quick else 30.0
 
     async def run(variant: Variant, url: str, server: BenchServer) -> dict[str, float]:
         return await steady(variant, url, server, seconds)
