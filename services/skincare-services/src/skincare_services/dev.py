@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
 from contextlib import ExitStack
@@ -57,6 +58,7 @@ def run_dev(*, queue: str, home: Path) -> int:
         except KeyboardInterrupt:
             print("\ndev: stopping", flush=True)
         finally:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the drain
             stop_process(worker)
             stop_process(api)
     return 0

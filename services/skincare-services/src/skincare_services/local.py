@@ -60,6 +60,9 @@ def start_process(module: str, env: Mapping[str, str], log: IO[bytes]) -> subpro
         env={**os.environ, **env},
         stdout=log,
         stderr=subprocess.STDOUT,
+        # Own session: a terminal's Ctrl-C reaches only the parent, which then stops the
+        # children with SIGTERM, the way an orchestrator would.
+        start_new_session=True,
     )
 
 
