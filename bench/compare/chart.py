@@ -43,6 +43,7 @@ def draw(results: Path, out: Path) -> Path:
             ax.axis("off")
             continue
         _panel(ax, document, key, title)
+    figure.suptitle("Bars: median of the runs; whiskers: min-max. Green: ours.", fontsize=10)
     figure.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(out, dpi=100)
