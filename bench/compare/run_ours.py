@@ -16,7 +16,7 @@ from bench.compare.systems import Handler, Payload
 from skincare_core.jobs import Job, new_job
 from skincare_core.router import Router
 from skincare_core.worker import Worker
-from skincare_postgres import PostgresQueue, create_engine, upgrade
+from skincare_postgres import JOBS_CHANNEL, PostgresQueue, create_engine, upgrade
 
 JOB_TYPE = "noop"
 # No enqueue ever notifies this channel: a worker listening on it only polls (notify off).
@@ -72,9 +72,12 @@ class OursSystem:
     @asynccontextmanager
     async def _worker_queue(self) -> AsyncIterator[PostgresQueue]:
         poll = timedelta(seconds=float(self._options.get("poll_s", 1.0)))
-        extra = {} if self._options.get("notify", True) else {"channel": SILENT_CHANNEL}
+        notify = bool(self._options.get("notify", True))
         queue = PostgresQueue(
-            self._engine, visibility_timeout=timedelta(seconds=30), poll_interval=poll, **extra
+            self._engine,
+            visibility_timeout=timedelta(seconds=30),
+            poll_interval=poll,
+            channel=JOBS_CHANNEL if notify else SILENT_CHANNEL,
         )
         async with queue:
             yield queue

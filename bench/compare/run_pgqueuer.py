@@ -67,7 +67,8 @@ class PgqueuerSystem:
     async def remaining(self) -> int:
         """Rows still in the queue table (done jobs move to pgqueuer_log)."""
         rows = await self._queries.driver.fetch("SELECT count(*) AS n FROM pgqueuer")
-        return int(rows[0]["n"])  # type: ignore[call-overload]
+        count: Any = rows[0]["n"]
+        return int(count)
 
 
 def asyncpg_installed() -> bool:
@@ -86,7 +87,7 @@ async def open_system(url: str, options: Mapping[str, Any]) -> AsyncIterator[Pgq
 @asynccontextmanager
 async def _connect(driver: str, url: str) -> AsyncIterator[Any]:
     if driver == "asyncpg":
-        import asyncpg
+        import asyncpg  # type: ignore[import-not-found]
 
         conn = await asyncpg.connect(url)
         try:

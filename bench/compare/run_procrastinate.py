@@ -39,7 +39,8 @@ class ProcrastinateSystem:
 
     async def enqueue(self, payloads: Sequence[Payload]) -> None:
         """batch_defer_async: one statement for the whole batch."""
-        await self._task.batch_defer_async(*[dict(p) for p in payloads])
+        jobs: list[dict[str, Any]] = [dict(p) for p in payloads]
+        await self._task.batch_defer_async(*jobs)
 
     @asynccontextmanager
     async def work(self, handler: Handler, *, batch: int, concurrency: int) -> AsyncIterator[None]:

