@@ -304,3 +304,26 @@ async def test_retry_later_on_the_last_attempt_dead_letters_with_its_error() -> 
     assert len(calls) == 2
     [dead] = await queue.list()
     assert (dead.job, dead.attempts, dead.error) == (job, 2, "RetryLater: 429 Too Many Requests")
+
+
+async def test_a_runner_whose_job_timed_out_goes_on_with_the_next_jobs() -> None:
+    queue, gauge = fast_queue(), Gauge(0)
+
+    async def hangs(job: Job) -> None:
+        await anyio.sleep(10)
+
+    router = router_of(gauge)
+    router.register("hangs", hangs)
+    [hung] = await enqueue(queue, 1, "hangs")
+    await enqueue(queue, 5)
+    worker = worker_on(
+        queue, router, concurrency=1, max_attempts=1, job_timeout=timedelta(seconds=0.05)
+    )
+    async with running(worker):
+        await eventually(lambda: queue.depth == 0)
+    assert gauge.done == 5
+    [dead] = await queue.list()
+    assert (dead.job, dead.error) == (
+        hung,
+        "TimeoutError: ran longer than the job timeout of 0.05 s",
+    )
