@@ -11,7 +11,9 @@ import attrs
 import pytest
 from email_support import SENDER
 
+import skincare_email
 from skincare_core.models import NotificationType, OrderItem
+from skincare_core.money import format_rupiah
 from skincare_core.outbound import OrderEmail
 from skincare_email import message_id_for, render_email
 
@@ -115,3 +117,7 @@ def test_rendering_is_pure(order_email: OrderEmail) -> None:
     first = render(NotificationType.ORDER_CONFIRMATION, order_email)
     second = render(NotificationType.ORDER_CONFIRMATION, order_email)
     assert first.as_bytes() == second.as_bytes()
+
+
+def test_the_package_formats_rupiah_with_the_core_function() -> None:
+    assert skincare_email.format_rupiah is format_rupiah

@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 from invoice_support import pdf_text
 from pypdf import PdfReader
 
+import skincare_invoice
 from skincare_core.models import OrderItem
+from skincare_core.money import format_rupiah
 from skincare_core.outbound import InvoiceData
 from skincare_invoice import PdfInvoiceRenderer, latin1
 
@@ -110,3 +112,7 @@ def test_every_item_and_the_total_are_in_the_text(
     for item in items:
         assert item.name in text
     assert f"Total Rp {total:,}".replace(",", ".") in text
+
+
+def test_the_package_formats_rupiah_with_the_core_function() -> None:
+    assert skincare_invoice.format_rupiah is format_rupiah

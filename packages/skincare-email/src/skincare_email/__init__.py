@@ -4,11 +4,11 @@
 imported here so the package works without it.
 """
 
+from skincare_core.money import format_rupiah
 from skincare_email.composer import RenderingEmailService
 from skincare_email.errors import EmailRejected, EmailTemporarilyUnavailable
 from skincare_email.maildir import MaildirEmailService
 from skincare_email.messages import message_id_for, render_email
-from skincare_email.rupiah import format_rupiah
 from skincare_email.smtp import SmtpEmailService
 
 __all__ = [

@@ -17,8 +17,8 @@ from importlib.resources import files
 from string import Template
 
 from skincare_core.models import NotificationType, OrderItem
+from skincare_core.money import format_rupiah
 from skincare_core.outbound import OrderEmail
-from skincare_email.rupiah import format_rupiah
 
 LANGUAGES = ("id", "en")
 DEFAULT_LANGUAGE = "id"

@@ -4,8 +4,8 @@
 imported here so the package works without it.
 """
 
+from skincare_core.money import format_rupiah
 from skincare_invoice.directory import DirectoryInvoiceStore, InvalidInvoiceKey
-from skincare_invoice.money import format_rupiah
 from skincare_invoice.pdf import PdfInvoiceRenderer, latin1
 
 __all__ = [

@@ -7,8 +7,8 @@ import unicodedata
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
+from skincare_core.money import format_rupiah
 from skincare_core.outbound import InvoiceData
-from skincare_invoice.money import format_rupiah
 
 _FONT = "Helvetica"
 _COLUMNS = (90, 20, 35, 35)

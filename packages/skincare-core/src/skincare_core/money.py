@@ -1,4 +1,9 @@
-"""Rupiah amounts as Indonesians write them: `Rp 1.250.000`."""
+"""Rupiah amounts as Indonesians write them: `Rp 1.250.000`.
+
+Money in the domain is an integer number of rupiah (see `skincare_core.models`); this is the
+one place that turns such an integer into text, so e-mails and invoices show the same amount
+the same way.
+"""
 
 from __future__ import annotations
 

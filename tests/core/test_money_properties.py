@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skincare_email import format_rupiah
-from skincare_invoice import format_rupiah as invoice_format_rupiah
+from skincare_core.money import format_rupiah
 
 GROUPED = re.compile(r"-?Rp \d{1,3}(\.\d{3})*")
 
@@ -35,8 +34,3 @@ def test_digits_round_trip_with_a_dot_every_three(amount: int) -> None:
     digits = text.removeprefix("-").removeprefix("Rp ").replace(".", "")
     assert int(digits) * (-1 if text.startswith("-") else 1) == amount
     assert digits == str(abs(amount))
-
-
-@given(st.integers())
-def test_the_invoice_package_formats_the_same(amount: int) -> None:
-    assert invoice_format_rupiah(amount) == format_rupiah(amount)
