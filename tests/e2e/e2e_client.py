@@ -12,9 +12,9 @@ from pathlib import Path
 
 import httpx
 
-from skincare_http import issue_token, sign_webhook
+from skincare_http import issue_token
 from skincare_services.local import free_port, start_process, stop_process, wait_until_ready
-from skincare_services.local_env import DEV_JWT_SECRET, DEV_WEBHOOK_SECRET, local_env
+from skincare_services.local_env import DEV_JWT_SECRET, local_env, signed_payment
 
 
 class ShopClient:
@@ -38,21 +38,10 @@ class ShopClient:
 
     def pay(self, order: dict[str, object], event_id: str) -> int:
         """Deliver a signed paid webhook for the order; returns the status code."""
-        body = json.dumps(
-            {
-                "event_id": event_id,
-                "order_id": order["order_id"],
-                "status": "paid",
-                "amount_rupiah": order["total_rupiah"],
-            }
-        ).encode()
-        stamp = int(time.time())
-        headers = {
-            "X-Timestamp": str(stamp),
-            "X-Signature": sign_webhook(DEV_WEBHOOK_SECRET, stamp, body),
-            "Content-Type": "application/json",
-        }
-        return self.http.post("/v1/payments/webhook", content=body, headers=headers).status_code
+        webhook = signed_payment(order, event_id)
+        return self.http.post(
+            "/v1/payments/webhook", content=webhook.body, headers=webhook.headers
+        ).status_code
 
     def order_status(self, user_id: int, order_id: object) -> str:
         """The order's status as its owner sees it."""

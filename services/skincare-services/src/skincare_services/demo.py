@@ -14,7 +14,7 @@ import anyio
 import httpx
 
 from skincare_core.jobs import SEND_CONFIRMATION_EMAIL, Job, new_job_id
-from skincare_http import issue_token, sign_webhook
+from skincare_http import issue_token
 from skincare_postgres import PostgresQueue, create_engine, upgrade
 from skincare_services.local import (
     embedded_postgres,
@@ -23,7 +23,7 @@ from skincare_services.local import (
     stop_process,
     wait_until_ready,
 )
-from skincare_services.local_env import DEV_JWT_SECRET, DEV_WEBHOOK_SECRET, local_env
+from skincare_services.local_env import DEV_JWT_SECRET, local_env, signed_payment
 from skincare_services.seed import seed_demo_data
 
 Check = tuple[str, bool, str]
@@ -81,21 +81,10 @@ def _walk(base: str, user_id: int, home: Path, url: str, checks: list[Check]) ->
 
 
 def _webhook(client: httpx.Client, order: dict[str, object]) -> int:
-    body = json.dumps(
-        {
-            "event_id": "evt-demo-1",
-            "order_id": order["order_id"],
-            "status": "paid",
-            "amount_rupiah": order["total_rupiah"],
-        }
-    ).encode()
-    stamp = int(time.time())
-    headers = {
-        "X-Timestamp": str(stamp),
-        "X-Signature": sign_webhook(DEV_WEBHOOK_SECRET, stamp, body),
-        "Content-Type": "application/json",
-    }
-    return client.post("/v1/payments/webhook", content=body, headers=headers).status_code
+    webhook = signed_payment(order, "evt-demo-1")
+    return client.post(
+        "/v1/payments/webhook", content=webhook.body, headers=webhook.headers
+    ).status_code
 
 
 def _poison(url: str) -> Check:

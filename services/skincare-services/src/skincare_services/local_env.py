@@ -1,8 +1,19 @@
-"""The environment `skincare dev` and `skincare demo` give their child processes."""
+"""The environment `skincare dev` and `skincare demo` give their child processes.
+
+Also the payment gateway's side of that environment: a paid webhook signed with the dev secret,
+as the demo and the end-to-end tests deliver it.
+"""
 
 from __future__ import annotations
 
+import json
+import time
+from collections.abc import Mapping
 from pathlib import Path
+
+import attrs
+
+from skincare_http.webhook_signature import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign_webhook
 
 DEV_JWT_SECRET = "dev-only-jwt-secret-never-use-in-production"
 DEV_WEBHOOK_SECRET = "dev-only-webhook-secret-never-use-in-production"
@@ -37,3 +48,41 @@ def local_env(
             "AWS_DEFAULT_REGION": "us-east-1",
         }
     return env
+
+
+@attrs.frozen
+class SignedWebhook:
+    """A webhook as the gateway sends it: the raw body and the signature over it."""
+
+    body: bytes
+    timestamp: int
+    signature: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The headers to POST with `body`."""
+        return {
+            TIMESTAMP_HEADER: str(self.timestamp),
+            SIGNATURE_HEADER: self.signature,
+            "Content-Type": "application/json",
+        }
+
+
+def signed_payment(
+    order: Mapping[str, object],
+    event_id: str,
+    *,
+    secret: str = DEV_WEBHOOK_SECRET,
+    timestamp: int | None = None,
+) -> SignedWebhook:
+    """A `paid` webhook for the whole of `order` (the checkout's response body), signed now."""
+    body = json.dumps(
+        {
+            "event_id": event_id,
+            "order_id": order["order_id"],
+            "status": "paid",
+            "amount_rupiah": order["total_rupiah"],
+        }
+    ).encode()
+    stamp = int(time.time()) if timestamp is None else timestamp
+    return SignedWebhook(body, stamp, sign_webhook(secret, stamp, body))
