@@ -35,11 +35,9 @@ class CheckoutService:
 
     async def _place(self, user_id: int, key: str) -> Order:
         async with self._uow() as uow:
-            existing = await uow.orders.find_by_idempotency_key(user_id, key)
-            if existing is not None:
-                return existing
             lines = await uow.carts.lines(user_id, lock_products=True)
-            # Checked again under the product locks: a same-key request may have just committed.
+            # Looked up under the product locks, so a same-key request that held them has
+            # committed; a repeat after success finds its order whatever the cart holds now.
             existing = await uow.orders.find_by_idempotency_key(user_id, key)
             if existing is not None:
                 return existing
