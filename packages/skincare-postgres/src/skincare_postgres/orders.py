@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import func, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -22,6 +22,24 @@ _ORDER_COLUMNS = (
     orders.c.payment_status,
     orders.c.total_rupiah,
     orders.c.created_at,
+)
+
+
+# The order and its items in one round trip: checkout is the API's hottest transaction.
+_INSERT_ORDER_WITH_ITEMS = text(
+    "WITH placed AS ("
+    " INSERT INTO orders (order_number, user_id, status, payment_status, total_rupiah,"
+    " idempotency_key, created_at, updated_at)"
+    " VALUES (:order_number, :user_id, :status, :payment_status, :total_rupiah,"
+    " :idempotency_key, :created_at, :created_at)"
+    " RETURNING id, order_number, user_id, status, payment_status, total_rupiah, created_at),"
+    " items AS ("
+    " INSERT INTO order_items (order_id, product_id, name, quantity, unit_price_rupiah)"
+    " SELECT placed.id, item.product_id, item.name, item.quantity, item.price"
+    " FROM placed, unnest(CAST(:product_ids AS bigint[]),"
+    " CAST(:names AS text[]), CAST(:quantities AS integer[]), CAST(:prices AS bigint[]))"
+    " WITH ORDINALITY AS item(product_id, name, quantity, price, n) ORDER BY item.n)"
+    " SELECT * FROM placed"
 )
 
 
@@ -47,7 +65,7 @@ class PostgresOrders:
 
     async def add(self, order: NewOrder) -> Order:
         """Write the order and its items; DuplicateIdempotencyKey if the key is taken."""
-        values = {
+        params = {
             "order_number": order.order_number,
             "user_id": order.user_id,
             "status": OrderStatus.PENDING.value,
@@ -55,20 +73,17 @@ class PostgresOrders:
             "total_rupiah": order.total_rupiah,
             "idempotency_key": order.idempotency_key,
             "created_at": order.created_at,
-            "updated_at": order.created_at,
+            "product_ids": [item.product_id for item in order.items],
+            "names": [item.name for item in order.items],
+            "quantities": [item.quantity for item in order.items],
+            "prices": [item.unit_price_rupiah for item in order.items],
         }
         try:
-            row = (
-                await self._conn.execute(insert(orders).values(values).returning(*_ORDER_COLUMNS))
-            ).one()
+            row = (await self._conn.execute(_INSERT_ORDER_WITH_ITEMS, params)).one()
         except IntegrityError as error:
             if violated_constraint(error) == _IDEMPOTENCY_KEY:
                 raise DuplicateIdempotencyKey(order.idempotency_key) from error
             raise
-        await self._conn.execute(
-            insert(order_items),
-            [{"order_id": row.id, **_item_values(item)} for item in order.items],
-        )
         return _order_of(row, order.items)
 
     async def mark_paid(self, order_id: int) -> bool:
@@ -99,15 +114,6 @@ class PostgresOrders:
             .order_by(order_items.c.id)
         )
         return _order_of(row, tuple(OrderItem(*item) for item in items))
-
-
-def _item_values(item: OrderItem) -> dict[str, Any]:
-    return {
-        "product_id": item.product_id,
-        "name": item.name,
-        "quantity": item.quantity,
-        "unit_price_rupiah": item.unit_price_rupiah,
-    }
 
 
 def _order_of(row: Any, items: tuple[OrderItem, ...]) -> Order:
