@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import func, select, text, update
+from sqlalchemy import bindparam, func, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -43,6 +43,22 @@ _INSERT_ORDER_WITH_ITEMS = text(
 )
 
 
+# Built once (see catalog.py): the idempotency lookup runs on every checkout.
+_BY_IDEMPOTENCY_KEY = select(*_ORDER_COLUMNS).where(
+    orders.c.user_id == bindparam("user_id"), orders.c.idempotency_key == bindparam("key")
+)
+_ITEMS = (
+    select(
+        order_items.c.product_id,
+        order_items.c.name,
+        order_items.c.quantity,
+        order_items.c.unit_price_rupiah,
+    )
+    .where(order_items.c.order_id == bindparam("order_id"))
+    .order_by(order_items.c.id)
+)
+
+
 class PostgresOrders:
     """Placed orders, unique per (user, idempotency key)."""
 
@@ -58,10 +74,7 @@ class PostgresOrders:
 
     async def find_by_idempotency_key(self, user_id: int, key: str) -> Order | None:
         """The order this user placed with this key, or None."""
-        query = select(*_ORDER_COLUMNS).where(
-            orders.c.user_id == user_id, orders.c.idempotency_key == key
-        )
-        return await self._one(query)
+        return await self._one(_BY_IDEMPOTENCY_KEY, {"user_id": user_id, "key": key})
 
     async def add(self, order: NewOrder) -> Order:
         """Write the order and its items; DuplicateIdempotencyKey if the key is taken."""
@@ -99,20 +112,11 @@ class PostgresOrders:
         )
         return result.rowcount == 1
 
-    async def _one(self, query: Any) -> Order | None:
-        row = (await self._conn.execute(query)).first()
+    async def _one(self, query: Any, params: dict[str, Any] | None = None) -> Order | None:
+        row = (await self._conn.execute(query, params)).first()
         if row is None:
             return None
-        items = await self._conn.execute(
-            select(
-                order_items.c.product_id,
-                order_items.c.name,
-                order_items.c.quantity,
-                order_items.c.unit_price_rupiah,
-            )
-            .where(order_items.c.order_id == row.id)
-            .order_by(order_items.c.id)
-        )
+        items = await self._conn.execute(_ITEMS, {"order_id": row.id})
         return _order_of(row, tuple(OrderItem(*item) for item in items))
 
 
