@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
-import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import timedelta
@@ -22,7 +21,6 @@ from pgqueuer.models import Job
 from bench.compare.systems import Handler, Payload
 
 ENTRYPOINT = "noop"
-_SHUTDOWN_SECONDS = 15
 
 
 class PgqueuerSystem:
@@ -64,24 +62,13 @@ class PgqueuerSystem:
                 yield
             finally:
                 manager.shutdown.set()
-                await _stopped(task)
+                await task
 
     async def remaining(self) -> int:
         """Rows still in the queue table (done jobs move to pgqueuer_log)."""
         rows = await self._queries.driver.fetch("SELECT count(*) AS n FROM pgqueuer")
         count: Any = rows[0]["n"]
         return int(count)
-
-
-async def _stopped(task: asyncio.Task[None]) -> None:
-    # Once, a pgqueuer run never returned from shutdown: a hung teardown must not hang the run.
-    done, _ = await asyncio.wait({task}, timeout=_SHUTDOWN_SECONDS)
-    if not done:
-        print(f"pgqueuer did not stop in {_SHUTDOWN_SECONDS} s: cancelled", file=sys.stderr)
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-    else:
-        task.result()  # re-raises what the manager raised
 
 
 def asyncpg_installed() -> bool:
