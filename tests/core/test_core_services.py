@@ -247,8 +247,9 @@ async def test_shop_lists_products_and_edits_the_cart(shop: Shop) -> None:
         (b, 1),
         (a, 2),
     ]
-    await service.set_cart_quantity(user.id, b.id, 0)
+    answered = await service.set_cart_quantity(user.id, b.id, 0)
     assert [line.product for line in await service.cart(user.id)] == [a]
+    assert answered == await service.cart(user.id)
 
 
 async def test_shop_refuses_unknown_products_and_negative_quantities(shop: Shop) -> None:

@@ -23,14 +23,18 @@ class ShopService:
         async with self._uow() as uow:
             return await uow.carts.lines(user_id)
 
-    async def set_cart_quantity(self, user_id: int, product_id: int, quantity: int) -> None:
-        """Set a cart line; 0 removes it. ProductNotFound for an unknown product."""
+    async def set_cart_quantity(
+        self, user_id: int, product_id: int, quantity: int
+    ) -> list[CartLine]:
+        """Set a cart line (0 removes it) and answer the cart; ProductNotFound if unknown."""
         if quantity < 0:
             raise ValueError("quantity must be >= 0")
+        # One transaction for the change and the cart it answers: the API's hot path.
         async with self._uow() as uow:
             if await uow.products.get(product_id) is None:
                 raise ProductNotFound(product_id)
             await uow.carts.set_quantity(user_id, product_id, quantity)
+            return await uow.carts.lines(user_id)
 
     async def order(self, user_id: int, order_id: int) -> Order:
         """The user's own order; OrderNotFound for a missing or someone else's order."""

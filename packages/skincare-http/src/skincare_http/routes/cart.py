@@ -35,5 +35,4 @@ async def set_cart_item(
     data: JSONBody[CartQuantity],
 ) -> Response[CartView]:
     """Set how many of a product the cart holds; 0 removes the line. Answers the new cart."""
-    await shop.set_cart_quantity(user_id, product_id, data.quantity)
-    return respond(CartView.of(await shop.cart(user_id)))
+    return respond(CartView.of(await shop.set_cart_quantity(user_id, product_id, data.quantity)))
