@@ -173,8 +173,10 @@ async def test_an_order_committed_while_waiting_for_the_cart_locks_is_returned(
 
     async def lines_then_race(self: memory_repos.Carts, user_id: int, **kw: bool) -> object:
         lines = await locked_lines(self, user_id, **kw)
-        self._s.orders[winner.id] = winner
-        self._s.order_keys[(user_id, "k")] = winner.id
+        # Committed by another request: visible to this transaction and to any later one.
+        for state in (self._s, shop.db.state):
+            state.orders[winner.id] = winner
+            state.order_keys[(user_id, "k")] = winner.id
         return lines
 
     monkeypatch.setattr(memory_repos.Carts, "lines", lines_then_race)

@@ -26,26 +26,33 @@ class CheckoutService:
         try:
             return await self._place(user_id, idempotency_key)
         except DuplicateIdempotencyKey:
-            # A concurrent request with the same key committed first: answer with its order.
-            async with self._uow() as uow:
-                order = await uow.orders.find_by_idempotency_key(user_id, idempotency_key)
+            # The key was used before (or by a concurrent request that committed first): the
+            # failed insert rolled this attempt back, so answer the first order, unchanged.
+            order = await self._existing(user_id, idempotency_key)
             if order is None:
                 raise
             return order
 
     async def _place(self, user_id: int, key: str) -> Order:
+        # The happy path never looks the key up: the unique (user, key) insert is the check.
         async with self._uow() as uow:
             lines = await uow.carts.lines(user_id, lock_products=True)
-            # Looked up under the product locks, so a same-key request that held them has
-            # committed; a repeat after success finds its order whatever the cart holds now.
-            existing = await uow.orders.find_by_idempotency_key(user_id, key)
-            if existing is not None:
-                return existing
-            order = await uow.orders.add(self._new_order(user_id, key, lines))
+            try:
+                new_order = self._new_order(user_id, key, lines)
+            except (CartEmpty, OutOfStock):
+                # A repeat after success finds an emptied (or changed) cart: its order stands.
+                if existing := await uow.orders.find_by_idempotency_key(user_id, key):
+                    return existing
+                raise
+            order = await uow.orders.add(new_order)
             await self._take_stock(uow, user_id, lines)
             await uow.outbox.add(new_job(SEND_CONFIRMATION_EMAIL, order_id=str(order.id)))
         logger.info("order.placed", extra={"order_id": order.id, "user_id": user_id})
         return order
+
+    async def _existing(self, user_id: int, key: str) -> Order | None:
+        async with self._uow() as uow:
+            return await uow.orders.find_by_idempotency_key(user_id, key)
 
     def _new_order(self, user_id: int, key: str, lines: list[CartLine]) -> NewOrder:
         if not lines:
