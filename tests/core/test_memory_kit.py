@@ -9,6 +9,7 @@ import pytest
 from skincare_core.errors import AlreadyNotified, DuplicateIdempotencyKey, JobTooLarge
 from skincare_core.jobs import Job, new_job
 from skincare_core.models import (
+    CartLine,
     InvoiceRecord,
     NewOrder,
     NotificationType,
@@ -74,10 +75,11 @@ async def test_the_outbox_refuses_a_job_too_large_at_once() -> None:
 async def test_stock_never_goes_below_zero() -> None:
     db, _ = fresh()
     product = db.add_product("S", "Serum", 1_000, 1)
+    user = db.add_user("s@example.test")
     async with db() as uow:
         with pytest.raises(ValueError, match="negative"):
-            await uow.products.decrement_stock(product.id, 2)
-        await uow.products.decrement_stock(product.id, 1)
+            await uow.carts.check_out(user.id, [CartLine(product, 2)])
+        await uow.carts.check_out(user.id, [CartLine(product, 1)])
     assert db.state.products[product.id].stock == 0
 
 

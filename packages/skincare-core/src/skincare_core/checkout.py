@@ -9,7 +9,7 @@ from skincare_core.errors import CartEmpty, DuplicateIdempotencyKey, OutOfStock
 from skincare_core.jobs import SEND_CONFIRMATION_EMAIL, new_job
 from skincare_core.models import CartLine, NewOrder, Order, OrderItem
 from skincare_core.outbound import Clock
-from skincare_core.persistence import UnitOfWork, UnitOfWorkFactory
+from skincare_core.persistence import UnitOfWorkFactory
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ class CheckoutService:
                     return existing
                 raise
             order = await uow.orders.add(new_order)
-            await self._take_stock(uow, user_id, lines)
+            await uow.carts.check_out(user_id, lines)
             await uow.outbox.add(new_job(SEND_CONFIRMATION_EMAIL, order_id=str(order.id)))
         logger.info("order.placed", extra={"order_id": order.id, "user_id": user_id})
         return order
@@ -67,9 +67,3 @@ class CheckoutService:
         )
         number = f"SKN-{now:%Y%m%d}-{secrets.token_hex(4).upper()}"
         return NewOrder(user_id, key, number, items, now)
-
-    @staticmethod
-    async def _take_stock(uow: UnitOfWork, user_id: int, lines: list[CartLine]) -> None:
-        for line in lines:
-            await uow.products.decrement_stock(line.product.id, line.quantity)
-        await uow.carts.clear(user_id)

@@ -37,9 +37,6 @@ class ProductRepository(Protocol):
     async def get(self, product_id: int) -> Product | None:
         """One product, or None."""
 
-    async def decrement_stock(self, product_id: int, quantity: int) -> None:
-        """Take `quantity` out of stock (the caller has checked it under lock)."""
-
 
 class CartRepository(Protocol):
     """Users' carts."""
@@ -50,8 +47,8 @@ class CartRepository(Protocol):
     async def set_quantity(self, user_id: int, product_id: int, quantity: int) -> None:
         """Set a line's quantity; 0 removes it."""
 
-    async def clear(self, user_id: int) -> None:
-        """Empty the cart."""
+    async def check_out(self, user_id: int, lines: Sequence[CartLine]) -> None:
+        """Take `lines`' quantities out of stock and empty the cart (stock checked under lock)."""
 
 
 class OrderRepository(Protocol):

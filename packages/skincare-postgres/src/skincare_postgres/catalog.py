@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy import bindparam, delete, select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -16,11 +17,6 @@ _USER = select(users.c.id, users.c.email, users.c.language).where(
     users.c.id == bindparam("user_id")
 )
 _PRODUCT = select(products).where(products.c.id == bindparam("product_id"))
-_TAKE_STOCK = (
-    update(products)
-    .where(products.c.id == bindparam("product_id"))
-    .values(stock=products.c.stock - bindparam("quantity"))
-)
 _LINES = (
     select(products, cart_items.c.quantity)
     .join_from(cart_items, products, cart_items.c.product_id == products.c.id)
@@ -39,7 +35,13 @@ _SET_QUANTITY = _upsert.on_conflict_do_update(
 _REMOVE_LINE = delete(cart_items).where(
     cart_items.c.user_id == bindparam("user_id"), cart_items.c.product_id == bindparam("product_id")
 )
-_CLEAR = delete(cart_items).where(cart_items.c.user_id == bindparam("user_id"))
+# Stock and cart in one round trip; CHECK (stock >= 0) backs up the caller's check.
+_CHECK_OUT = text(
+    "WITH taken AS (UPDATE products SET stock = products.stock - line.quantity"
+    " FROM unnest(CAST(:product_ids AS bigint[]), CAST(:quantities AS integer[]))"
+    " AS line(product_id, quantity) WHERE products.id = line.product_id RETURNING 1)"
+    " DELETE FROM cart_items WHERE user_id = :user_id"
+)
 
 
 def product_of(row: Any) -> Product:
@@ -75,10 +77,6 @@ class PostgresProducts:
         row = (await self._conn.execute(_PRODUCT, {"product_id": product_id})).first()
         return None if row is None else product_of(row)
 
-    async def decrement_stock(self, product_id: int, quantity: int) -> None:
-        """Take `quantity` out of stock."""
-        await self._conn.execute(_TAKE_STOCK, {"product_id": product_id, "quantity": quantity})
-
 
 class PostgresCarts:
     """Users' carts, one row per (user, product)."""
@@ -97,6 +95,11 @@ class PostgresCarts:
         params = {"user_id": user_id, "product_id": product_id, "quantity": quantity}
         await self._conn.execute(_REMOVE_LINE if quantity == 0 else _SET_QUANTITY, params)
 
-    async def clear(self, user_id: int) -> None:
-        """Empty the cart."""
-        await self._conn.execute(_CLEAR, {"user_id": user_id})
+    async def check_out(self, user_id: int, lines: Sequence[CartLine]) -> None:
+        """Take the lines' quantities out of stock and empty the cart, in one statement."""
+        params = {
+            "user_id": user_id,
+            "product_ids": [line.product.id for line in lines],
+            "quantities": [line.quantity for line in lines],
+        }
+        await self._conn.execute(_CHECK_OUT, params)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -53,13 +54,6 @@ class Products(_Repo):
         """One product, or None."""
         return self._s.products.get(product_id)
 
-    async def decrement_stock(self, product_id: int, quantity: int) -> None:
-        """Stock never goes below zero, as the CHECK constraint says."""
-        product = self._s.products[product_id]
-        if product.stock < quantity:
-            raise ValueError("stock would go negative")
-        self._s.products[product_id] = evolve(product, stock=product.stock - quantity)
-
 
 class Carts(_Repo):
     """Carts keyed by (user, product)."""
@@ -79,8 +73,13 @@ class Carts(_Repo):
         else:
             self._s.carts[(user_id, product_id)] = quantity
 
-    async def clear(self, user_id: int) -> None:
-        """Empty the cart."""
+    async def check_out(self, user_id: int, lines: Sequence[CartLine]) -> None:
+        """Stock never goes below zero, as the CHECK constraint says; then the cart is empty."""
+        for line in lines:
+            product = self._s.products[line.product.id]
+            if product.stock < line.quantity:
+                raise ValueError("stock would go negative")
+            self._s.products[product.id] = evolve(product, stock=product.stock - line.quantity)
         for key in [k for k in self._s.carts if k[0] == user_id]:
             del self._s.carts[key]
 
