@@ -1,12 +1,12 @@
 """Checkout latency: POST /v1/orders p50/p99 at 16 concurrent clients, queued vs inline e-mail.
 
-Run: `uv run python -m bench.checkout_latency [--quick]`. Clients think between orders (see
-THINK_SECONDS). Each configuration is served by
+Run: `uv run python -m bench.checkout_latency [--quick]`. Each configuration is served by
 uvicorn on 127.0.0.1 in a child process (so the load generator does not share its GIL), on the
 in-memory kit and on the Postgres adapters (SKINCARE_BENCH_DATABASE_URL, or an embedded server).
 "queued" is the real handler: the confirmation job goes to the outbox in the order's
 transaction. "inline" awaits a 300 ms e-mail provider before answering (bench-only wrapper).
-"""
+Each client has its own keep-alive connection (bench/lean_http.py), puts one item in its cart,
+times the checkout, and thinks (see THINK_SECONDS) before the next order."""
 
 from __future__ import annotations
 
@@ -25,10 +25,10 @@ from datetime import timedelta
 from typing import Any
 
 import anyio
-import httpx
 import uvicorn
 
 from bench.embedded import database_url
+from bench.lean_http import LeanConnection
 from skincare_core.checkout import CheckoutService
 from skincare_core.models import Order
 from skincare_core.outbound import OrderEmail
@@ -133,38 +133,44 @@ async def serve(backend: str, variant: str, url: str) -> None:
 # ---- the load side (parent process) ----
 
 
-async def _client(http: httpx.AsyncClient, user: int, product: int, n: int) -> list[float]:
+async def _client(port: int, user: int, product: int, n: int) -> list[float]:
     token = issue_token(SETTINGS.jwt_secret, SETTINGS.jwt_issuer, user, timedelta(hours=1))
     auth = {"Authorization": f"Bearer {token}"}
+    connection = await LeanConnection.open(port)
     timings = []
-    for _ in range(n):
-        put = await http.put(f"/v1/cart/items/{product}", json={"quantity": 1}, headers=auth)
-        put.raise_for_status()
-        start = time.perf_counter()
-        response = await http.post(
-            "/v1/orders", headers={**auth, "Idempotency-Key": uuid.uuid4().hex}
-        )
-        timings.append(time.perf_counter() - start)
-        assert response.status_code == 201, response.text
-        await anyio.sleep(random.expovariate(1 / THINK_SECONDS))
+    try:
+        # Clients start apart, as users do: a synchronized start would measure one burst.
+        await anyio.sleep(random.uniform(0, THINK_SECONDS))
+        for _ in range(n):
+            put = await connection.request(
+                "PUT", f"/v1/cart/items/{product}", auth, {"quantity": 1}
+            )
+            assert put.status == 200, put.body
+            start = time.perf_counter()
+            response = await connection.request(
+                "POST", "/v1/orders", {**auth, "Idempotency-Key": uuid.uuid4().hex}
+            )
+            timings.append(time.perf_counter() - start)
+            assert response.status == 201, response.body
+            await anyio.sleep(random.expovariate(1 / THINK_SECONDS))
+    finally:
+        await connection.close()
     return timings
 
 
 async def load(port: int, users: list[int], goods: list[int], per_client: int) -> list[float]:
     """Checkout latencies (s) from CLIENTS concurrent clients, after a warm-up round."""
-    limits = httpx.Limits(max_connections=CLIENTS * 2)
     results: list[list[float]] = []
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", limits=limits) as http:
-        for rounds, keep in ((2, False), (per_client, True)):
+    for rounds, keep in ((2, False), (per_client, True)):
 
-            async def one(user: int, good: int, rounds: int = rounds, keep: bool = keep) -> None:
-                timings = await _client(http, user, good, rounds)
-                if keep:
-                    results.append(timings)
+        async def one(user: int, good: int, rounds: int = rounds, keep: bool = keep) -> None:
+            timings = await _client(port, user, good, rounds)
+            if keep:
+                results.append(timings)
 
-            async with anyio.create_task_group() as tg:
-                for user, good in zip(users, goods, strict=True):
-                    tg.start_soon(one, user, good)
+        async with anyio.create_task_group() as tg:
+            for user, good in zip(users, goods, strict=True):
+                tg.start_soon(one, user, good)
     return [t for timings in results for t in timings]
 
 
@@ -228,9 +234,9 @@ def _print(rows: list[tuple[str, str, int, float, float, float]]) -> None:
     for backend, variant, n, p50, p99, top in rows:
         print(f"{backend:<9} {variant:<7} {n:>5} {p50:>8.1f} {p99:>8.1f} {top:>8.1f}")
     print()
-    p99 = {(b, v): p for b, v, _, _, p, _ in rows}
+    p99s = {(b, v): p for b, v, _, _, p, _ in rows}
     for backend in ("memory", "postgres"):
-        queued, inline = p99[(backend, "queued")], p99[(backend, "inline")]
+        queued, inline = p99s[(backend, "queued")], p99s[(backend, "inline")]
         print(
             f"{backend}: inline/queued p99 = {inline / queued:.1f}x "
             f"(goal > 20x); queued p99 {queued:.1f} ms (goal < 25 ms)"
