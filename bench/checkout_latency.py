@@ -11,6 +11,7 @@ times the checkout, and thinks (see THINK_SECONDS) before the next order."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import random
 import socket
@@ -198,7 +199,9 @@ def main() -> None:
     parser.add_argument("--serve", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        anyio.run(serve, *args.serve)
+        # The event loop skincare-api runs on (uvicorn picks uvloop when it is installed).
+        uvloop = importlib.util.find_spec("uvloop") is not None
+        anyio.run(serve, *args.serve, backend_options={"use_uvloop": uvloop})
         return
     per_client = {"queued": 10 if args.quick else 40, "inline": 4 if args.quick else 10}
     rows = []
