@@ -23,10 +23,6 @@ class Response:
     headers: dict[str, str]
     body: bytes
 
-    def json(self) -> Any:
-        """The body parsed as JSON."""
-        return json.loads(self.body)
-
 
 class LeanConnection:
     """One keep-alive connection to 127.0.0.1:port; requests on it run one after another."""

@@ -43,7 +43,7 @@ _INSERT_ORDER_WITH_ITEMS = text(
 )
 
 
-# Built once (see catalog.py): the idempotency lookup runs on every checkout.
+# Built once (see catalog.py): a repeated checkout and the duplicate-key path look orders up.
 _BY_IDEMPOTENCY_KEY = select(*_ORDER_COLUMNS).where(
     orders.c.user_id == bindparam("user_id"), orders.c.idempotency_key == bindparam("key")
 )
