@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import psycopg
 import pytest
 from pg_shop import Shop
 from sqlalchemy import text
-from sqlalchemy.exc import DBAPIError
 
 from skincare_core.checkout import CheckoutService
 from skincare_core.errors import AlreadyNotified, CartEmpty, JobTooLarge, OutOfStock
@@ -61,7 +61,7 @@ async def test_failure_after_the_order_insert_rolls_everything_back(
     async with db.engine.begin() as conn:
         await conn.execute(text(_FAIL_STOCK_UPDATE))
     try:
-        with pytest.raises(DBAPIError, match="stock update refused"):
+        with pytest.raises(psycopg.Error, match="stock update refused"):
             await CheckoutService(uow=db, clock=ManualClock()).checkout(user.id, "k")
     finally:
         async with db.engine.begin() as conn:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from sqlalchemy.exc import IntegrityError
+import psycopg
 
 
-def violated_constraint(error: IntegrityError) -> str | None:
+def violated_constraint(error: psycopg.IntegrityError) -> str | None:
     """The name of the constraint the database reported, if any."""
-    diag = getattr(error.orig, "diag", None)
-    name = getattr(diag, "constraint_name", None)
+    name = error.diag.constraint_name
     return name if isinstance(name, str) else None

@@ -2,75 +2,58 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, LiteralString
 
-from sqlalchemy import bindparam, func, select, text, update
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
+import psycopg
 
 from skincare_core.errors import DuplicateIdempotencyKey
 from skincare_core.models import NewOrder, Order, OrderItem, OrderStatus, PaymentStatus
 from skincare_postgres.constraints import violated_constraint
-from skincare_postgres.schema import order_items, orders
+from skincare_postgres.driver import Driver, Params
 
 _IDEMPOTENCY_KEY = "uq_orders_user_id_idempotency_key"
-_ORDER_COLUMNS = (
-    orders.c.id,
-    orders.c.order_number,
-    orders.c.user_id,
-    orders.c.status,
-    orders.c.payment_status,
-    orders.c.total_rupiah,
-    orders.c.created_at,
-)
-
-
+_COLUMNS = "id, order_number, user_id, status, payment_status, total_rupiah, created_at"
 # The order and its items in one round trip: checkout is the API's hottest transaction.
-_INSERT_ORDER_WITH_ITEMS = text(
+_INSERT_ORDER_WITH_ITEMS = (
     "WITH placed AS ("
     " INSERT INTO orders (order_number, user_id, status, payment_status, total_rupiah,"
     " idempotency_key, created_at, updated_at)"
-    " VALUES (:order_number, :user_id, :status, :payment_status, :total_rupiah,"
-    " :idempotency_key, :created_at, :created_at)"
-    " RETURNING id, order_number, user_id, status, payment_status, total_rupiah, created_at),"
+    " VALUES (%(order_number)s, %(user_id)s, %(status)s, %(payment_status)s, %(total_rupiah)s,"
+    " %(idempotency_key)s, %(created_at)s, %(created_at)s)"
+    f" RETURNING {_COLUMNS}),"
     " items AS ("
     " INSERT INTO order_items (order_id, product_id, name, quantity, unit_price_rupiah)"
     " SELECT placed.id, item.product_id, item.name, item.quantity, item.price"
-    " FROM placed, unnest(CAST(:product_ids AS bigint[]),"
-    " CAST(:names AS text[]), CAST(:quantities AS integer[]), CAST(:prices AS bigint[]))"
+    " FROM placed, unnest(CAST(%(product_ids)s AS bigint[]),"
+    " CAST(%(names)s AS text[]), CAST(%(quantities)s AS integer[]), CAST(%(prices)s AS bigint[]))"
     " WITH ORDINALITY AS item(product_id, name, quantity, price, n) ORDER BY item.n)"
     " SELECT * FROM placed"
 )
-
-
-# Built once (see catalog.py): a repeated checkout and the duplicate-key path look orders up.
-_BY_IDEMPOTENCY_KEY = select(*_ORDER_COLUMNS).where(
-    orders.c.user_id == bindparam("user_id"), orders.c.idempotency_key == bindparam("key")
+_BY_ID = f"SELECT {_COLUMNS} FROM orders WHERE id = %(order_id)s"
+_BY_ID_FOR_UPDATE = f"{_BY_ID} FOR UPDATE"
+_BY_IDEMPOTENCY_KEY = (
+    f"SELECT {_COLUMNS} FROM orders WHERE user_id = %(user_id)s AND idempotency_key = %(key)s"
 )
 _ITEMS = (
-    select(
-        order_items.c.product_id,
-        order_items.c.name,
-        order_items.c.quantity,
-        order_items.c.unit_price_rupiah,
-    )
-    .where(order_items.c.order_id == bindparam("order_id"))
-    .order_by(order_items.c.id)
+    "SELECT product_id, name, quantity, unit_price_rupiah FROM order_items"
+    " WHERE order_id = %(order_id)s ORDER BY id"
+)
+_MARK_PAID = (
+    "UPDATE orders SET status = %(paid)s, payment_status = %(payment_paid)s, updated_at = now()"
+    " WHERE id = %(order_id)s AND status = %(pending)s RETURNING 1"
 )
 
 
 class PostgresOrders:
     """Placed orders, unique per (user, idempotency key)."""
 
-    def __init__(self, conn: AsyncConnection) -> None:
-        self._conn = conn
+    def __init__(self, driver: Driver) -> None:
+        self._driver = driver
 
     async def get(self, order_id: int, *, for_update: bool = False) -> Order | None:
         """The order with items, or None; `for_update` locks the order row."""
-        query = select(*_ORDER_COLUMNS).where(orders.c.id == order_id)
-        if for_update:
-            query = query.with_for_update()
-        return await self._one(query)
+        return await self._one(_BY_ID_FOR_UPDATE if for_update else _BY_ID, {"order_id": order_id})
 
     async def find_by_idempotency_key(self, user_id: int, key: str) -> Order | None:
         """The order this user placed with this key, or None."""
@@ -92,42 +75,40 @@ class PostgresOrders:
             "prices": [item.unit_price_rupiah for item in order.items],
         }
         try:
-            row = (await self._conn.execute(_INSERT_ORDER_WITH_ITEMS, params)).one()
-        except IntegrityError as error:
+            rows = await self._driver.rows(_INSERT_ORDER_WITH_ITEMS, params)
+        except psycopg.IntegrityError as error:
             if violated_constraint(error) == _IDEMPOTENCY_KEY:
                 raise DuplicateIdempotencyKey(order.idempotency_key) from error
             raise
-        return _order_of(row, order.items)
+        return _order_of(rows[0], order.items)
 
     async def mark_paid(self, order_id: int) -> bool:
         """Move `pending -> paid` (payment_status paid); False if it was not pending."""
-        result = await self._conn.execute(
-            update(orders)
-            .where(orders.c.id == order_id, orders.c.status == OrderStatus.PENDING.value)
-            .values(
-                status=OrderStatus.PAID.value,
-                payment_status=PaymentStatus.PAID.value,
-                updated_at=func.now(),
-            )
-        )
-        return result.rowcount == 1
+        params = {
+            "order_id": order_id,
+            "paid": OrderStatus.PAID.value,
+            "payment_paid": PaymentStatus.PAID.value,
+            "pending": OrderStatus.PENDING.value,
+        }
+        return bool(await self._driver.rows(_MARK_PAID, params))
 
-    async def _one(self, query: Any, params: dict[str, Any] | None = None) -> Order | None:
-        row = (await self._conn.execute(query, params)).first()
-        if row is None:
+    async def _one(self, query: LiteralString, params: Params) -> Order | None:
+        rows = await self._driver.rows(query, params)
+        if not rows:
             return None
-        items = await self._conn.execute(_ITEMS, {"order_id": row.id})
-        return _order_of(row, tuple(OrderItem(*item) for item in items))
+        items = await self._driver.rows(_ITEMS, {"order_id": rows[0][0]})
+        return _order_of(rows[0], tuple(OrderItem(*item) for item in items))
 
 
-def _order_of(row: Any, items: tuple[OrderItem, ...]) -> Order:
+def _order_of(row: Sequence[Any], items: tuple[OrderItem, ...]) -> Order:
+    order_id, number, user_id, status, payment_status, total, created_at = row
     return Order(
-        row.id,
-        row.order_number,
-        row.user_id,
-        OrderStatus(row.status),
-        PaymentStatus(row.payment_status),
-        row.total_rupiah,
+        order_id,
+        number,
+        user_id,
+        OrderStatus(status),
+        PaymentStatus(payment_status),
+        total,
         items,
-        row.created_at,
+        created_at,
     )

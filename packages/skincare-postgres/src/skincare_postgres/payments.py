@@ -4,11 +4,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import insert, select, text, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
-
 from skincare_core.errors import AlreadyNotified
 from skincare_core.models import (
     InvoiceRecord,
@@ -17,103 +12,105 @@ from skincare_core.models import (
     PaymentEvent,
     PaymentStatus,
 )
-from skincare_postgres.schema import invoices, order_notifications, payments
+from skincare_postgres.driver import Driver
+
+# ON CONFLICT names the partial unique index by its columns and predicate.
+_ADD_EVENT = (
+    "INSERT INTO payments (event_id, order_id, status, amount_rupiah)"
+    " VALUES (%(event_id)s, %(order_id)s, %(status)s, %(amount_rupiah)s)"
+    " ON CONFLICT (event_id) WHERE event_id IS NOT NULL DO NOTHING RETURNING id"
+)
+_PAYMENT = (
+    "SELECT event_id, order_id, status, amount_rupiah, paid_at FROM payments"
+    " WHERE event_id = %(event_id)s"
+)
+_PAYMENT_FOR_UPDATE = f"{_PAYMENT} FOR UPDATE"
+_MARK_PAID = (
+    "UPDATE payments SET status = %(status)s, paid_at = %(paid_at)s WHERE event_id = %(event_id)s"
+)
+_IS_NOTIFIED = (
+    "SELECT 1 FROM order_notifications"
+    " WHERE order_id = %(order_id)s AND notification_type = %(kind)s"
+)
+# DO NOTHING instead of a unique violation: the transaction stays usable, no savepoint needed.
+_MARK_NOTIFIED = (
+    "INSERT INTO order_notifications (order_id, notification_type, sent_at)"
+    " VALUES (%(order_id)s, %(kind)s, %(sent_at)s)"
+    " ON CONFLICT (order_id, notification_type) DO NOTHING RETURNING 1"
+)
+_INVOICE = "SELECT order_id, storage_key, created_at FROM invoices WHERE order_id = %(order_id)s"
+_ADD_INVOICE = (
+    "INSERT INTO invoices (order_id, storage_key, created_at)"
+    " VALUES (%(order_id)s, %(storage_key)s, %(created_at)s) ON CONFLICT (order_id) DO NOTHING"
+)
 
 
 class PostgresPayments:
     """Payment events, unique by event id (partial unique index payments_event_id_idx)."""
 
-    def __init__(self, conn: AsyncConnection) -> None:
-        self._conn = conn
+    def __init__(self, driver: Driver) -> None:
+        self._driver = driver
 
     async def add_event(self, event: PaymentEvent) -> bool:
         """Store the event unless its event_id exists; True when it was new."""
-        statement = (
-            pg_insert(payments)
-            .values(
-                event_id=event.event_id,
-                order_id=event.order_id,
-                status=PaymentStatus.PENDING.value,
-                amount_rupiah=event.amount_rupiah,
-            )
-            .on_conflict_do_nothing(
-                index_elements=[payments.c.event_id], index_where=text("event_id IS NOT NULL")
-            )
-            .returning(payments.c.id)
-        )
-        return (await self._conn.execute(statement)).first() is not None
+        params = {
+            "event_id": event.event_id,
+            "order_id": event.order_id,
+            "status": PaymentStatus.PENDING.value,
+            "amount_rupiah": event.amount_rupiah,
+        }
+        return bool(await self._driver.rows(_ADD_EVENT, params))
 
     async def get(self, event_id: str, *, for_update: bool = False) -> Payment | None:
         """The payment, or None; `for_update` locks its row."""
-        query = select(
-            payments.c.event_id,
-            payments.c.order_id,
-            payments.c.status,
-            payments.c.amount_rupiah,
-            payments.c.paid_at,
-        ).where(payments.c.event_id == event_id)
-        if for_update:
-            query = query.with_for_update()
-        row = (await self._conn.execute(query)).first()
-        if row is None:
+        query = _PAYMENT_FOR_UPDATE if for_update else _PAYMENT
+        rows = await self._driver.rows(query, {"event_id": event_id})
+        if not rows:
             return None
-        status = PaymentStatus(row.status)
-        return Payment(row.event_id, row.order_id, status, row.amount_rupiah, row.paid_at)
+        event, order_id, status, amount, paid_at = rows[0]
+        return Payment(event, order_id, PaymentStatus(status), amount, paid_at)
 
     async def mark_paid(self, event_id: str, paid_at: datetime) -> None:
         """Record the event as applied."""
-        await self._conn.execute(
-            update(payments)
-            .where(payments.c.event_id == event_id)
-            .values(status=PaymentStatus.PAID.value, paid_at=paid_at)
-        )
+        params = {"event_id": event_id, "status": PaymentStatus.PAID.value, "paid_at": paid_at}
+        await self._driver.run(_MARK_PAID, params)
 
 
 class PostgresNotifications:
     """Which e-mails each order already got (UNIQUE order_id + notification_type)."""
 
-    def __init__(self, conn: AsyncConnection) -> None:
-        self._conn = conn
+    def __init__(self, driver: Driver) -> None:
+        self._driver = driver
 
     async def is_notified(self, order_id: int, kind: NotificationType) -> bool:
         """Whether this notification was recorded."""
-        query = select(order_notifications.c.id).where(
-            order_notifications.c.order_id == order_id,
-            order_notifications.c.notification_type == kind.value,
+        return bool(
+            await self._driver.rows(_IS_NOTIFIED, {"order_id": order_id, "kind": kind.value})
         )
-        return (await self._conn.execute(query)).first() is not None
 
     async def mark_notified(self, order_id: int, kind: NotificationType, sent_at: datetime) -> None:
         """Record it; AlreadyNotified if it already was (the transaction stays usable)."""
-        row = {"order_id": order_id, "notification_type": kind.value, "sent_at": sent_at}
-        try:
-            # A savepoint, so the unique violation does not abort the whole transaction.
-            async with self._conn.begin_nested():
-                await self._conn.execute(insert(order_notifications).values(row))
-        except IntegrityError as error:
-            raise AlreadyNotified(f"order {order_id} already got {kind.value}") from error
+        params = {"order_id": order_id, "kind": kind.value, "sent_at": sent_at}
+        if not await self._driver.rows(_MARK_NOTIFIED, params):
+            raise AlreadyNotified(f"order {order_id} already got {kind.value}")
 
 
 class PostgresInvoices:
     """One invoice record per order."""
 
-    def __init__(self, conn: AsyncConnection) -> None:
-        self._conn = conn
+    def __init__(self, driver: Driver) -> None:
+        self._driver = driver
 
     async def get(self, order_id: int) -> InvoiceRecord | None:
         """The invoice record, or None."""
-        query = select(invoices).where(invoices.c.order_id == order_id)
-        row = (await self._conn.execute(query)).first()
-        return None if row is None else InvoiceRecord(row.order_id, row.storage_key, row.created_at)
+        rows = await self._driver.rows(_INVOICE, {"order_id": order_id})
+        return InvoiceRecord(*rows[0]) if rows else None
 
     async def add(self, record: InvoiceRecord) -> None:
         """Record the invoice; a second record for the order is a no-op."""
-        await self._conn.execute(
-            pg_insert(invoices)
-            .values(
-                order_id=record.order_id,
-                storage_key=record.storage_key,
-                created_at=record.created_at,
-            )
-            .on_conflict_do_nothing(index_elements=[invoices.c.order_id])
-        )
+        params = {
+            "order_id": record.order_id,
+            "storage_key": record.storage_key,
+            "created_at": record.created_at,
+        }
+        await self._driver.run(_ADD_INVOICE, params)

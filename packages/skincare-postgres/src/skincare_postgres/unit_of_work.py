@@ -8,6 +8,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from skincare_postgres.catalog import PostgresCarts, PostgresProducts, PostgresUsers
+from skincare_postgres.driver import Driver
 from skincare_postgres.errors import DatabaseUnavailable, is_unavailable, unavailable_as_error
 from skincare_postgres.orders import PostgresOrders
 from skincare_postgres.outbox import PostgresOutbox
@@ -49,14 +50,15 @@ class PostgresUnitOfWork:
                 await conn.close()
                 raise
         self._conn = conn
-        self.users = PostgresUsers(conn)
-        self.products = PostgresProducts(conn)
-        self.carts = PostgresCarts(conn)
-        self.orders = PostgresOrders(conn)
-        self.payments = PostgresPayments(conn)
-        self.notifications = PostgresNotifications(conn)
-        self.invoices = PostgresInvoices(conn)
-        self.outbox = PostgresOutbox(conn, self._channel)
+        driver = Driver(conn)
+        self.users = PostgresUsers(driver)
+        self.products = PostgresProducts(driver)
+        self.carts = PostgresCarts(driver)
+        self.orders = PostgresOrders(driver)
+        self.payments = PostgresPayments(driver)
+        self.notifications = PostgresNotifications(driver)
+        self.invoices = PostgresInvoices(driver)
+        self.outbox = PostgresOutbox(driver, self._channel)
         return self
 
     async def __aexit__(
