@@ -16,6 +16,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench.embedded import database_url
+from bench.noop_drain import drain_seconds
 from skincare_core.jobs import Job, new_job
 from skincare_core.router import Router
 from skincare_core.worker import Worker
@@ -55,24 +56,7 @@ async def drain_rate(engine: AsyncEngine, count: int, batch: int, concurrency: i
         jobs = [new_job("noop", n=str(n)) for n in range(count)]
         for i in range(0, count, 1000):
             await queue.enqueue_many(jobs[i : i + 1000])
-        done = anyio.Event()
-        seen = 0
-
-        async def noop(job: Job) -> None:
-            nonlocal seen
-            seen += 1
-            if seen == count:
-                done.set()
-
-        router = Router()
-        router.register("noop", noop)
-        worker = Worker(queue=queue, router=router, concurrency=concurrency, receive_batch=batch)
-        start = time.perf_counter()
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(worker.run)
-            await done.wait()
-            elapsed = time.perf_counter() - start
-            tg.cancel_scope.cancel()
+        elapsed = await drain_seconds(queue, count, concurrency=concurrency, batch=batch)
     label = f"drain {count:,} no-op jobs, batch {batch}, concurrency {concurrency}"
     return label, f"{count / elapsed:,.0f} jobs/s"
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,9 +17,8 @@ from typing import Any
 import anyio
 import boto3
 
-from skincare_core.jobs import Job, new_job
-from skincare_core.router import Router
-from skincare_core.worker import Worker
+from bench.noop_drain import drain_seconds
+from skincare_core.jobs import new_job
 from skincare_sqs import SqsQueue, ensure_queues
 
 Row = tuple[str, str, str, str]
@@ -63,25 +61,13 @@ async def drain(client: Any, count: int, batch: int) -> Row:
     urls = ensure_queues(client, f"bench-{uuid.uuid4().hex[:8]}", visibility_timeout=30)
     queue = SqsQueue(client, queue_url=urls.queue_url, dlq_url=urls.dlq_url, wait_time_seconds=1)
     await queue.enqueue_many([new_job("noop", n=str(n)) for n in range(count)])
-    done, seen = anyio.Event(), 0
+    counter, requests = RequestCounter(client), 0
 
-    async def noop(job: Job) -> None:
-        nonlocal seen
-        seen += 1
-        if seen == count:
-            done.set()
+    def count_requests() -> None:
+        nonlocal requests
+        requests = counter.count  # before the stop: its receives are not the drain's
 
-    router = Router()
-    router.register("noop", noop)
-    worker = Worker(queue=queue, router=router, concurrency=16, receive_batch=batch)
-    counter = RequestCounter(client)
-    start = time.perf_counter()
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(worker.run)
-        await done.wait()
-        elapsed = time.perf_counter() - start
-        requests = counter.count
-        tg.cancel_scope.cancel()
+    elapsed = await drain_seconds(queue, count, concurrency=16, batch=batch, on_done=count_requests)
     client.meta.events.unregister("before-send.sqs", counter._seen)
     return (f"batch {batch}", f"{count:,}", f"{count / elapsed:,.0f}", f"{requests / count:.2f}")
 

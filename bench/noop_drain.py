@@ -1,0 +1,47 @@
+"""Time one Worker draining no-op jobs already on a queue (the Postgres and SQS benchmarks)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import anyio
+
+from skincare_core.jobs import Job
+from skincare_core.queueing import Queue
+from skincare_core.router import Router
+from skincare_core.worker import Worker
+
+
+def _nothing() -> None:
+    """The default `on_done`."""
+
+
+async def drain_seconds(
+    queue: Queue,
+    count: int,
+    *,
+    concurrency: int,
+    batch: int,
+    on_done: Callable[[], None] = _nothing,
+) -> float:
+    """Seconds until a Worker has handled `count` "noop" jobs; `on_done` runs before it stops."""
+    done, seen = anyio.Event(), 0
+
+    async def noop(job: Job) -> None:
+        nonlocal seen
+        seen += 1
+        if seen == count:
+            done.set()
+
+    router = Router()
+    router.register("noop", noop)
+    worker = Worker(queue=queue, router=router, concurrency=concurrency, receive_batch=batch)
+    start = time.perf_counter()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(worker.run)
+        await done.wait()
+        elapsed = time.perf_counter() - start
+        on_done()
+        tg.cancel_scope.cancel()
+    return elapsed
