@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -13,7 +12,12 @@ from pathlib import Path
 import httpx
 
 from skincare_http import issue_token
-from skincare_services.local import free_port, start_process, stop_process, wait_until_ready
+from skincare_services.local import (
+    free_port,
+    start_process,
+    stop_process,
+    wait_until_ready,
+)
 from skincare_services.local_env import DEV_JWT_SECRET, local_env, signed_payment
 
 
@@ -82,16 +86,6 @@ def log_records(path: Path) -> list[dict[str, object]]:
     """The JSON log lines of a process."""
     lines = path.read_text().splitlines() if path.exists() else []
     return [json.loads(line) for line in lines if line.startswith("{")]
-
-
-def wait_for(condition: Callable[[], bool], timeout: float = 60) -> bool:
-    """Poll until the condition holds or time runs out."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return condition()
 
 
 def maildir_count(home: Path) -> int:

@@ -16,10 +16,10 @@ from e2e_client import (
     maildir_count,
     pdf_count,
     stop_process,
-    wait_for,
     worker_process,
 )
 
+from skincare_services.local import wait_for
 from skincare_services.seed import SeededShop
 from skincare_sqs import ensure_queues
 

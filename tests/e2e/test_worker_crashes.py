@@ -7,9 +7,10 @@ import time
 from pathlib import Path
 
 import pytest
-from e2e_client import api_process, base_env, stop_process, wait_for, worker_process
+from e2e_client import api_process, base_env, stop_process, worker_process
 from slow_smtp import start_smtp
 
+from skincare_services.local import wait_for
 from skincare_services.seed import SeededShop
 
 pytestmark = pytest.mark.slow

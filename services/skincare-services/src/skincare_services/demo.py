@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import tempfile
-import time
-from collections.abc import Callable
 from contextlib import ExitStack
 from datetime import timedelta
 from pathlib import Path
@@ -21,6 +19,7 @@ from skincare_services.local import (
     free_port,
     start_process,
     stop_process,
+    wait_for,
     wait_until_ready,
 )
 from skincare_services.local_env import DEV_JWT_SECRET, local_env, signed_payment
@@ -70,12 +69,14 @@ def _walk(base: str, user_id: int, home: Path, url: str, checks: list[Check]) ->
     checks.append(("same Idempotency-Key, same order", same, f"order {order['order_id']}"))
     codes = [_webhook(client, order) for _ in range(2)]
     checks.append(("webhook delivered twice, both 200", codes == [200, 200], str(codes)))
-    paid = _wait(lambda: client.get(f"/v1/orders/{order['order_id']}").json()["status"] == "paid")
+    paid = wait_for(
+        lambda: client.get(f"/v1/orders/{order['order_id']}").json()["status"] == "paid", 30
+    )
     checks.append(("order paid by the worker", paid, ""))
-    _wait(lambda: _count(home / "mail", "*/*") >= 2)
+    wait_for(lambda: _count(home / "mail", "*/*") >= 2, 30)
     mails = _count(home / "mail", "*/*")
     checks.append(("confirmation + payment e-mail", mails == 2, f"{mails} in {home / 'mail'}"))
-    pdf = _wait(lambda: _count(home / "invoices", "**/*.pdf") == 1)
+    pdf = wait_for(lambda: _count(home / "invoices", "**/*.pdf") == 1, 30)
     checks.append(("one invoice PDF", pdf, order["order_number"] + ".pdf"))
     checks.append(_poison(url))
 
@@ -112,15 +113,6 @@ def _log_checks(path: Path) -> list[Check]:
     payments = [r for r in done if r.get("type") == "process_payment"]
     detail = f"{len(done)} jobs done, {len(payments)} payment job for 2 webhook deliveries"
     return [("duplicate webhook ignored (one payment job)", len(payments) == 1, detail)]
-
-
-def _wait(condition: Callable[[], bool], timeout: float = 30) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return False
 
 
 def _count(root: Path, pattern: str) -> int:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
@@ -91,3 +91,13 @@ def wait_until_ready(base_url: str, process: subprocess.Popen[bytes], timeout: f
             pass
         time.sleep(0.1)
     raise RuntimeError(f"the API at {base_url} was not ready within {timeout} s")
+
+
+def wait_for(condition: Callable[[], bool], timeout: float) -> bool:
+    """Poll `condition` every 0.2 s until it holds (True) or `timeout` seconds pass (False)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return condition()
