@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import random
 import socket
 import statistics
@@ -204,6 +205,8 @@ def main() -> None:
         anyio.run(serve, *args.serve, backend_options={"use_uvloop": uvloop})
         return
     per_client = {"queued": 10 if args.quick else 40, "inline": 4 if args.quick else 10}
+    # The machine is shared: the load before the run says how much the figures can be trusted.
+    load_before = os.getloadavg()[0]
     rows = []
     with database_url() as url:
         from skincare_postgres import upgrade
@@ -226,6 +229,7 @@ def main() -> None:
                     )
                 )
     _print(rows)
+    print(f"\n1-minute load average before the run: {load_before:.2f} on {os.cpu_count()} CPUs")
 
 
 def _print(rows: list[tuple[str, str, int, float, float, float]]) -> None:
