@@ -1,8 +1,9 @@
 """Checkout latency: POST /v1/orders p50/p99 at 16 concurrent clients, queued vs inline e-mail.
 
 Run: `uv run python -m bench.checkout_latency [--quick]`. Each configuration is served by
-uvicorn on 127.0.0.1 in a child process (so the load generator does not share its GIL), on the
-in-memory kit and on the Postgres adapters (SKINCARE_BENCH_DATABASE_URL, or an embedded server).
+uvicorn on 127.0.0.1 in a child process (bench/checkout_server.py, so the load generator does
+not share its GIL), on the in-memory kit and on the Postgres adapters (SKINCARE_BENCH_DATABASE_URL,
+or an embedded server).
 "queued" is the real handler: the confirmation job goes to the outbox in the order's
 transaction. "inline" awaits a 300 ms e-mail provider before answering (bench-only wrapper).
 Each client has its own keep-alive connection (bench/lean_http.py), puts one item in its cart,
@@ -11,11 +12,9 @@ times the checkout, and thinks (see THINK_SECONDS) before the next order."""
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -27,112 +26,15 @@ from datetime import timedelta
 from typing import Any
 
 import anyio
-import uvicorn
 
+from bench.checkout_server import CLIENTS, SETTINGS
 from bench.embedded import database_url
 from bench.lean_http import LeanConnection
-from skincare_core.checkout import CheckoutService
-from skincare_core.models import Order
-from skincare_core.outbound import OrderEmail
-from skincare_core.persistence import UnitOfWorkFactory
-from skincare_core.shop import ShopService
-from skincare_core.system_clock import SystemClock
-from skincare_core.testing import InMemoryDatabase, InMemoryQueue, RecordingEmailService
-from skincare_core.webhooks import PaymentWebhookService
-from skincare_http import ApiServices, ApiSettings, create_app, issue_token
+from skincare_http import issue_token
 
-CLIENTS = 16
 # Each client thinks between orders (exponential, this mean), so 16 clients offer a load the
 # server can carry: a closed loop without think time measures saturation, not checkout latency.
 THINK_SECONDS = 0.25
-SETTINGS = ApiSettings(
-    jwt_secret="bench-jwt-secret-of-at-least-32-bytes",
-    jwt_issuer="bench",
-    webhook_secret="bench-webhook",
-)
-
-
-class InlineSendCheckout(CheckoutService):
-    """The anti-pattern the design avoids: send the confirmation before answering."""
-
-    def __init__(self, *, uow: UnitOfWorkFactory, email: RecordingEmailService) -> None:
-        super().__init__(uow=uow, clock=SystemClock())
-        self._uow_factory = uow
-        self._email = email
-
-    async def checkout(self, user_id: int, idempotency_key: str) -> Order:
-        """Place the order, then wait for the provider."""
-        order = await super().checkout(user_id, idempotency_key)
-        async with self._uow_factory() as uow:
-            user = await uow.users.get(user_id)
-        data = OrderEmail(order.order_number, order.items, order.total_rupiah, idempotency_key)
-        await self._email.send_order_confirmation(user.email if user else "", data)
-        return order
-
-
-class _Alive:
-    async def ping(self) -> None:
-        """The in-memory kit is always reachable."""
-
-
-# ---- the server side (child process) ----
-
-
-async def _memory_shop() -> tuple[UnitOfWorkFactory, Any, list[int], list[int]]:
-    db = InMemoryDatabase(outbox_sink=InMemoryQueue())
-    users = [db.add_user(f"bench{n}@example.test").id for n in range(CLIENTS)]
-    goods = [db.add_product(f"BENCH-{n}", "Bench serum", 150_000, 10**9).id for n in users]
-    return db, _Alive(), users, goods
-
-
-async def _postgres_shop(url: str) -> tuple[UnitOfWorkFactory, Any, list[int], list[int]]:
-    from sqlalchemy import insert, text
-
-    from skincare_postgres import PostgresDatabase, create_engine
-    from skincare_postgres.schema import metadata, products, users
-
-    engine = create_engine(url, pool_size=CLIENTS + 4)
-    tables = ", ".join(t.name for t in metadata.sorted_tables)
-    async with engine.begin() as conn:
-        await conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
-        rows = [{"email": f"bench{n}@example.test"} for n in range(CLIENTS)]
-        ids = (await conn.execute(insert(users).returning(users.c.id), rows)).scalars().all()
-        goods = [{"sku": f"BENCH-{n}", "name": "Bench serum", "price_rupiah": 150_000,
-                  "stock": 10**9} for n in ids]  # fmt: skip
-        pids = await conn.execute(insert(products).returning(products.c.id), goods)
-    db = PostgresDatabase(engine)
-    return db, db, list(ids), list(pids.scalars().all())
-
-
-async def serve(backend: str, variant: str, url: str) -> None:
-    """Seed, print {"port", "users", "products"} on stdout, serve until terminated."""
-    uow, readiness, users, goods = await (
-        _memory_shop() if backend == "memory" else _postgres_shop(url)
-    )
-    checkout = CheckoutService(uow=uow, clock=SystemClock())
-    if variant == "inline":
-        checkout = InlineSendCheckout(uow=uow, email=RecordingEmailService(delay=0.3))
-    services = ApiServices(
-        checkout=checkout,
-        webhooks=PaymentWebhookService(uow=uow),
-        shop=ShopService(uow=uow),
-        readiness=readiness,
-    )
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    # Accepted sockets inherit this: without it keep-alive answers wait on delayed ACKs (40 ms).
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.listen(256)  # connections wait in the backlog until uvicorn accepts them
-    config = uvicorn.Config(
-        create_app(services=services, settings=SETTINGS), log_level="warning", access_log=False
-    )
-    print(
-        json.dumps({"port": sock.getsockname()[1], "users": users, "products": goods}), flush=True
-    )
-    await uvicorn.Server(config).serve(sockets=[sock])
-
-
-# ---- the load side (parent process) ----
 
 
 async def _client(port: int, user: int, product: int, n: int) -> list[float]:
@@ -179,7 +81,7 @@ async def load(port: int, users: list[int], goods: list[int], per_client: int) -
 @contextmanager
 def served(backend: str, variant: str, url: str) -> Iterator[dict[str, Any]]:
     """A child process serving one configuration; yields its port and seed ids."""
-    command = [sys.executable, "-m", "bench.checkout_latency", "--serve", backend, variant, url]
+    command = [sys.executable, "-m", "bench.checkout_server", backend, variant, url]
     child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None
@@ -197,13 +99,7 @@ def main() -> None:
     """Measure every configuration and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer checkouts")
-    parser.add_argument("--serve", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.serve:
-        # The event loop skincare-api runs on (uvicorn picks uvloop when it is installed).
-        uvloop = importlib.util.find_spec("uvloop") is not None
-        anyio.run(serve, *args.serve, backend_options={"use_uvloop": uvloop})
-        return
     per_client = {"queued": 10 if args.quick else 40, "inline": 4 if args.quick else 10}
     # The machine is shared: the load before the run says how much the figures can be trusted.
     load_before = os.getloadavg()[0]
