@@ -19,9 +19,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import psycopg
-from sqlalchemy.engine import make_url
 
 from bench.embedded import database_url
+from skincare_postgres.engine import libpq_conninfo
 
 STATEMENTS = {
     "SELECT 1": "SELECT 1",
@@ -63,15 +63,13 @@ def main() -> None:
     args = parser.parse_args()
     if len(os.sched_getaffinity(0)) < 2:
         sys.exit("needs two CPUs: the neighbour takes CPU 0")
-    with database_url() as url:
-        conninfo = make_url(url).set(drivername="postgresql").render_as_string(False)
-        with psycopg.connect(conninfo, autocommit=True) as conn:
-            conn.execute("CREATE TABLE IF NOT EXISTS bench_commit_wakeup (v int)")
-            rows = [("free", name, timings(conn, sql, args.n)) for name, sql in STATEMENTS.items()]
-            with neighbour(conn.info.backend_pid):
-                for name, sql in STATEMENTS.items():
-                    rows.append(("pinned with a busy loop", name, timings(conn, sql, args.n)))
-            conn.execute("DROP TABLE bench_commit_wakeup")
+    with database_url() as url, psycopg.connect(libpq_conninfo(url), autocommit=True) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS bench_commit_wakeup (v int)")
+        rows = [("free", name, timings(conn, sql, args.n)) for name, sql in STATEMENTS.items()]
+        with neighbour(conn.info.backend_pid):
+            for name, sql in STATEMENTS.items():
+                rows.append(("pinned with a busy loop", name, timings(conn, sql, args.n)))
+        conn.execute("DROP TABLE bench_commit_wakeup")
     print(f"{'placement':<24} {'statement':<28} {'median ms':>9} {'p90 ms':>7}")
     for placement, name, times in rows:
         p90 = statistics.quantiles(times, n=10)[-1]

@@ -13,6 +13,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 
+from skincare_postgres.engine import libpq_conninfo
+
 URL_ENV = "SKINCARE_BENCH_DATABASE_URL"
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -21,7 +23,7 @@ class BenchServer:
     """The server every system of one program shares; `data_dir` is None when not embedded."""
 
     def __init__(self, url: str, data_dir: Path | None) -> None:
-        self.url = _libpq(url)
+        self.url = libpq_conninfo(url)
         self.data_dir = data_dir
         self._names = itertools.count(1)
 
@@ -84,10 +86,6 @@ def bench_server() -> Iterator[BenchServer]:
 def sqlalchemy_url(url: str) -> str:
     """The same database for SQLAlchemy's async psycopg dialect."""
     return url.replace("postgresql://", "postgresql+psycopg://", 1)
-
-
-def _libpq(url: str) -> str:
-    return url.replace("postgresql+psycopg://", "postgresql://", 1)
 
 
 def _stat_ticks(pid: int, *, with_reaped: bool) -> int:

@@ -11,24 +11,21 @@ import psycopg
 import pytest
 
 from skincare_postgres import upgrade
+from skincare_postgres.engine import libpq_conninfo
 from skincare_services.seed import SeededShop, seed_shop
-
-
-def _libpq(url: str) -> str:
-    return url.replace("postgresql+psycopg://", "postgresql://", 1)
 
 
 @pytest.fixture
 def database_url(postgres_url: str) -> Iterator[str]:
     """A new, migrated database on the shared server, dropped afterwards."""
     name = f"e2e_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(_libpq(postgres_url), autocommit=True) as conn:
+    with psycopg.connect(libpq_conninfo(postgres_url), autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     head, _, query = postgres_url.partition("?")
     url = f"{head.rsplit('/', 1)[0]}/{name}?{query}"
     upgrade(url)
     yield url
-    with psycopg.connect(_libpq(postgres_url), autocommit=True) as conn:
+    with psycopg.connect(libpq_conninfo(postgres_url), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
 
 

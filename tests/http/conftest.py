@@ -29,6 +29,7 @@ from skincare_core.persistence import UnitOfWorkFactory
 from skincare_core.testing import ManualClock
 from skincare_http import ApiServices, ApiSettings, create_app
 from skincare_postgres import create_engine, upgrade
+from skincare_postgres.engine import libpq_conninfo
 
 
 @pytest.fixture
@@ -40,7 +41,7 @@ def backend() -> Backend:
 def http_database_url(postgres_url: str) -> str:
     """A database of its own on the session's server, migrated to head."""
     name = f"skincare_http_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(_libpq(postgres_url), autocommit=True) as conn:
+    with psycopg.connect(libpq_conninfo(postgres_url), autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     url = make_url(postgres_url).set(database=name).render_as_string(hide_password=False)
     upgrade(url)
@@ -64,10 +65,6 @@ def any_backend(request: pytest.FixtureRequest) -> Backend:
         return MemoryBackend()
     backend: Backend = request.getfixturevalue("postgres_backend")
     return backend
-
-
-def _libpq(url: str) -> str:
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 @pytest.fixture

@@ -14,13 +14,10 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_postgres import PostgresDatabase, PostgresQueue, create_engine, upgrade
+from skincare_postgres.engine import libpq_conninfo
 from skincare_postgres.schema import metadata
 
 _TABLES = ", ".join(table.name for table in metadata.sorted_tables)
-
-
-def _libpq(url: str) -> str:
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 @pytest.fixture(scope="session")
@@ -30,13 +27,13 @@ def new_database(postgres_url: str) -> Iterator[Callable[[], str]]:
 
     def make() -> str:
         name = f"skincare_{uuid.uuid4().hex[:12]}"
-        with psycopg.connect(_libpq(postgres_url), autocommit=True) as conn:
+        with psycopg.connect(libpq_conninfo(postgres_url), autocommit=True) as conn:
             conn.execute(f'CREATE DATABASE "{name}"')
         made.append(name)
         return make_url(postgres_url).set(database=name).render_as_string(hide_password=False)
 
     yield make
-    with psycopg.connect(_libpq(postgres_url), autocommit=True) as conn:
+    with psycopg.connect(libpq_conninfo(postgres_url), autocommit=True) as conn:
         for name in made:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 

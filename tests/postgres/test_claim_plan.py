@@ -38,7 +38,7 @@ async def test_claims_stay_index_fast_when_the_backlog_grows_after_planning(
     engine: AsyncEngine,
 ) -> None:
     async with (
-        await psycopg.AsyncConnection.connect(libpq_conninfo(engine), autocommit=True) as admin,
+        await psycopg.AsyncConnection.connect(libpq_conninfo(engine.url), autocommit=True) as admin,
         PostgresQueue(engine) as queue,
     ):
         # Claimed often enough to be prepared (and planned) while the table holds 10 rows.

@@ -1,9 +1,9 @@
-"""Plain psycopg beneath a unit of work's SQLAlchemy connection, for the API's hot statements.
+"""Plain psycopg beneath a unit of work's SQLAlchemy connection: how the repositories run SQL.
 
 SQLAlchemy's async layer costs about 0.25 ms of Python per statement (greenlet hop, compiled
-cache lookup, result wrapping); checkout and the cart run five statements per request, on a
-two-core machine shared with the database. These run on the same psycopg connection, so they
-are in the unit of work's transaction and its commit or rollback.
+cache lookup, result wrapping), and checkout and the cart run five statements per request on
+a two-core machine shared with the database. The statements run on the same psycopg
+connection, so they are in the unit of work's transaction and its commit or rollback.
 """
 
 from __future__ import annotations

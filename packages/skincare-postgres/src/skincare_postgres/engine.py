@@ -35,6 +35,6 @@ def async_url(url: str | URL) -> URL:
     return parsed.set(drivername="postgresql+psycopg")
 
 
-def libpq_conninfo(engine: AsyncEngine) -> str:
-    """The engine's URL as a libpq connection string (for a dedicated LISTEN connection)."""
-    return engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+def libpq_conninfo(url: str | URL) -> str:
+    """A SQLAlchemy URL as a libpq connection string (for plain psycopg connections)."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)

@@ -53,7 +53,7 @@ class PostgresQueue(PostgresDeadLetters):
         super().__init__(engine, channel)
         self._visibility = visibility_timeout
         self._poll = poll_interval.total_seconds()
-        conninfo = libpq_conninfo(engine)
+        conninfo = libpq_conninfo(engine.url)
         settings = {**_HOT_PATH_SETTINGS, "statement_timeout": _millis(statement_timeout)}
         self._claims = DedicatedConnection(
             conninfo, connect_timeout=connect_timeout, settings=settings

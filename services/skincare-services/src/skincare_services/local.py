@@ -80,24 +80,24 @@ def stop_process(process: subprocess.Popen[bytes], timeout: float = 40.0) -> int
 
 def wait_until_ready(base_url: str, process: subprocess.Popen[bytes], timeout: float = 30) -> None:
     """Poll /readyz until 200; RuntimeError if the process died or time ran out."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+
+    def ready() -> bool:
         if process.poll() is not None:
             raise RuntimeError(f"the API exited with code {process.returncode}")
         try:
-            if httpx.get(f"{base_url}/readyz", timeout=1).status_code == 200:
-                return
+            return httpx.get(f"{base_url}/readyz", timeout=1).status_code == 200
         except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError(f"the API at {base_url} was not ready within {timeout} s")
+            return False
+
+    if not wait_for(ready, timeout, interval=0.1):
+        raise RuntimeError(f"the API at {base_url} was not ready within {timeout} s")
 
 
-def wait_for(condition: Callable[[], bool], timeout: float) -> bool:
-    """Poll `condition` every 0.2 s until it holds (True) or `timeout` seconds pass (False)."""
+def wait_for(condition: Callable[[], bool], timeout: float, *, interval: float = 0.2) -> bool:
+    """Poll `condition` every `interval` s until it holds (True) or `timeout` s pass (False)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():
             return True
-        time.sleep(0.2)
+        time.sleep(interval)
     return condition()
