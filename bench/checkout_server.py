@@ -16,14 +16,14 @@ from typing import Any
 import anyio
 import uvicorn
 
-from skincare_core.checkout import CheckoutService
-from skincare_core.models import Order
-from skincare_core.outbound import OrderEmail
-from skincare_core.persistence import UnitOfWorkFactory
-from skincare_core.shop import ShopService
-from skincare_core.system_clock import SystemClock
-from skincare_core.testing import InMemoryDatabase, InMemoryQueue, RecordingEmailService
-from skincare_core.webhooks import PaymentWebhookService
+from skincare_core.shop.catalogue import ShopService
+from skincare_core.shop.checkout import CheckoutService
+from skincare_core.shop.models import Order
+from skincare_core.shop.ports import OrderEmail, UnitOfWorkFactory
+from skincare_core.shop.system_clock import SystemClock
+from skincare_core.shop.webhooks import PaymentWebhookService
+from skincare_core.testing.jobs import InMemoryQueue
+from skincare_core.testing.shop import InMemoryDatabase, RecordingEmailService
 from skincare_http import ApiServices, ApiSettings, create_app
 
 # One seeded user and product per benchmark client.

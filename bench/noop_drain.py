@@ -7,10 +7,10 @@ from collections.abc import Callable
 
 import anyio
 
-from skincare_core.jobs import Job
-from skincare_core.queueing import Queue
-from skincare_core.router import Router
-from skincare_core.worker import Worker
+from skincare_core.jobs.job import Job
+from skincare_core.jobs.ports import Queue
+from skincare_core.jobs.router import Router
+from skincare_core.jobs.worker import Worker
 
 
 def _nothing() -> None:

@@ -17,9 +17,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench.embedded import database_url
 from bench.noop_drain import drain_seconds
-from skincare_core.jobs import Job, new_job
-from skincare_core.router import Router
-from skincare_core.worker import Worker
+from skincare_core.jobs.job import Job, new_job
+from skincare_core.jobs.router import Router
+from skincare_core.jobs.worker import Worker
 from skincare_postgres import PostgresQueue, create_engine, upgrade
 
 Row = tuple[str, str]

@@ -18,7 +18,7 @@ import anyio
 import boto3
 
 from bench.noop_drain import drain_seconds
-from skincare_core.jobs import new_job
+from skincare_core.jobs.job import new_job
 from skincare_sqs import SqsQueue, ensure_queues
 
 Row = tuple[str, str, str, str]

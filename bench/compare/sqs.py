@@ -19,9 +19,9 @@ from bench.compare import harness
 from bench.compare.report import Metric
 from bench.compare.server import BenchServer
 from bench.compare.systems import Variant
-from skincare_core.jobs import Job, new_job
-from skincare_core.router import Router
-from skincare_core.worker import Worker
+from skincare_core.jobs.job import Job, new_job
+from skincare_core.jobs.router import Router
+from skincare_core.jobs.worker import Worker
 from skincare_sqs import SqsQueue, ensure_queues
 
 METRICS = (

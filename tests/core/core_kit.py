@@ -6,14 +6,14 @@ from datetime import timedelta
 
 import attrs
 
-from skincare_core.checkout import CheckoutService
-from skincare_core.handlers import build_router
-from skincare_core.models import Order
-from skincare_core.router import Router
-from skincare_core.testing import (
+from skincare_core.jobs.router import Router
+from skincare_core.shop.checkout import CheckoutService
+from skincare_core.shop.handlers import build_router
+from skincare_core.shop.models import Order
+from skincare_core.testing.jobs import InMemoryQueue
+from skincare_core.testing.shop import (
     InMemoryDatabase,
     InMemoryInvoiceStore,
-    InMemoryQueue,
     ManualClock,
     RecordingEmailService,
     TextInvoiceRenderer,

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skincare_core.codec import MAX_JOB_BYTES, decode_job, encode_job
-from skincare_core.errors import InvalidJob, JobTooLarge, PermanentJobError
-from skincare_core.jobs import Job, new_job
+from skincare_core.jobs.codec import MAX_JOB_BYTES, decode_job, encode_job
+from skincare_core.jobs.errors import InvalidJob, JobTooLarge, PermanentJobError
+from skincare_core.jobs.job import Job, new_job
 
 text = st.text(min_size=1, max_size=20)
 

@@ -6,32 +6,25 @@ import attrs
 import pytest
 from core_kit import Shop
 
-from skincare_core.errors import (
-    AlreadyNotified,
-    InvalidJob,
-    PaymentAmountMismatch,
-    PaymentNotFound,
-    PermanentJobError,
-    UnknownJobType,
-)
-from skincare_core.handlers import invoice_key
-from skincare_core.jobs import (
+from skincare_core.jobs.errors import InvalidJob, PermanentJobError, UnknownJobType
+from skincare_core.jobs.job import Job, new_job
+from skincare_core.jobs.router import Router
+from skincare_core.shop.errors import AlreadyNotified, PaymentAmountMismatch, PaymentNotFound
+from skincare_core.shop.handlers import invoice_key
+from skincare_core.shop.job_types import (
     GENERATE_INVOICE_PDF,
     PROCESS_PAYMENT,
     SEND_CONFIRMATION_EMAIL,
     SEND_PAYMENT_RECEIVED_EMAIL,
-    Job,
-    new_job,
 )
-from skincare_core.models import (
+from skincare_core.shop.models import (
     InvoiceRecord,
     NotificationType,
     OrderStatus,
     PaymentEvent,
     PaymentStatus,
 )
-from skincare_core.router import Router
-from skincare_core.webhooks import PaymentWebhookService
+from skincare_core.shop.webhooks import PaymentWebhookService
 
 pytestmark = pytest.mark.anyio
 CONFIRMATION = NotificationType.ORDER_CONFIRMATION

@@ -9,11 +9,12 @@ from datetime import UTC, datetime, timedelta
 import anyio
 import pytest
 
-from skincare_core.jobs import Job, new_job
-from skincare_core.outbound import OrderEmail
-from skincare_core.relay import OutboxRelay
-from skincare_core.system_clock import SystemClock
-from skincare_core.testing import InMemoryQueue, ManualClock, RecordingEmailService
+from skincare_core.jobs.job import Job, new_job
+from skincare_core.jobs.relay import OutboxRelay
+from skincare_core.shop.ports import OrderEmail
+from skincare_core.shop.system_clock import SystemClock
+from skincare_core.testing.jobs import InMemoryQueue
+from skincare_core.testing.shop import ManualClock, RecordingEmailService
 
 pytestmark = pytest.mark.anyio
 FAST = {"idle_wait": timedelta(milliseconds=5), "error_wait": timedelta(milliseconds=5)}
@@ -69,7 +70,7 @@ async def test_relay_once_leaves_jobs_unmarked_when_the_sink_fails() -> None:
 async def test_relay_run_survives_errors_and_stops_when_cancelled(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger="skincare_core.relay")
+    caplog.set_level(logging.DEBUG, logger="skincare_core.jobs.relay")
     jobs = [new_job("t", n=str(n)) for n in range(5)]
     storage, queue = ListOutbox(jobs, claim_failures=2), InMemoryQueue()
     relay = OutboxRelay(storage=storage, sink=queue, batch_size=2, **FAST)

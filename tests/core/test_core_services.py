@@ -7,19 +7,19 @@ import attrs
 import pytest
 from core_kit import Shop
 
-from skincare_core.checkout import CheckoutService
-from skincare_core.errors import (
+from skincare_core.shop.catalogue import ShopService
+from skincare_core.shop.checkout import CheckoutService
+from skincare_core.shop.errors import (
     CartEmpty,
     DuplicateIdempotencyKey,
     OrderNotFound,
     OutOfStock,
     ProductNotFound,
 )
-from skincare_core.jobs import PROCESS_PAYMENT, SEND_CONFIRMATION_EMAIL
-from skincare_core.models import Order, OrderStatus, PaymentEvent, PaymentStatus, User
-from skincare_core.shop import ShopService
-from skincare_core.testing import InMemoryDatabase, InMemoryUnitOfWork, memory_repos
-from skincare_core.webhooks import InvalidPaymentEvent, PaymentWebhookService
+from skincare_core.shop.job_types import PROCESS_PAYMENT, SEND_CONFIRMATION_EMAIL
+from skincare_core.shop.models import Order, OrderStatus, PaymentEvent, PaymentStatus, User
+from skincare_core.shop.webhooks import InvalidPaymentEvent, PaymentWebhookService
+from skincare_core.testing.shop import InMemoryDatabase, InMemoryUnitOfWork, memory_repos
 
 pytestmark = pytest.mark.anyio
 

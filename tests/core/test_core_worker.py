@@ -9,12 +9,12 @@ import anyio
 import pytest
 from worker_kit import RecordingQueue, eventually, fast_queue, running, worker_on
 
-from skincare_core import worker as worker_module
-from skincare_core.errors import InvalidJob, RetryLater
-from skincare_core.jobs import Job, new_job
-from skincare_core.router import Router
-from skincare_core.testing import InMemoryQueue
-from skincare_core.worker import Worker
+from skincare_core.jobs import worker as worker_module
+from skincare_core.jobs.errors import InvalidJob, RetryLater
+from skincare_core.jobs.job import Job, new_job
+from skincare_core.jobs.router import Router
+from skincare_core.jobs.worker import Worker
+from skincare_core.testing.jobs import InMemoryQueue
 
 pytestmark = pytest.mark.anyio
 
@@ -244,7 +244,7 @@ async def test_a_failed_ack_is_logged_and_the_job_is_delivered_again(
 
 
 async def test_log_records_carry_the_job_fields(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="skincare_core.worker")
+    caplog.set_level(logging.INFO, logger="skincare_core.jobs.worker")
     queue, calls = fast_queue(), []
 
     async def flaky(job: Job) -> None:
@@ -255,7 +255,7 @@ async def test_log_records_carry_the_job_fields(caplog: pytest.LogCaptureFixture
     [job] = await enqueue(queue, 1)
     async with running(worker_on(queue, router_of(flaky), max_attempts=5)):
         await eventually(lambda: queue.depth == 0)
-    records = [r for r in caplog.records if r.name == "skincare_core.worker"]
+    records = [r for r in caplog.records if r.name == "skincare_core.jobs.worker"]
     retries = [r for r in records if r.message == "job.retry"]
     assert [(r.job_id, r.type, r.attempts, r.delay, r.error) for r in retries] == [
         (job.id, "work", 1, 0.0, "ConnectionError: try 1"),

@@ -13,7 +13,8 @@ from core_kit import make_shop
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skincare_core.jobs import SEND_CONFIRMATION_EMAIL, Job, new_job
+from skincare_core.jobs.job import Job, new_job
+from skincare_core.shop.job_types import SEND_CONFIRMATION_EMAIL
 
 pytestmark = pytest.mark.anyio
 ORDERS = 3

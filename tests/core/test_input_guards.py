@@ -7,12 +7,12 @@ from datetime import timedelta
 import pytest
 from core_kit import Shop
 
-from skincare_core.jobs import PROCESS_PAYMENT
-from skincare_core.models import OrderStatus, PaymentEvent
-from skincare_core.router import Router
-from skincare_core.testing import InMemoryQueue
-from skincare_core.webhooks import InvalidPaymentEvent, PaymentWebhookService
-from skincare_core.worker import Worker
+from skincare_core.jobs.router import Router
+from skincare_core.jobs.worker import Worker
+from skincare_core.shop.job_types import PROCESS_PAYMENT
+from skincare_core.shop.models import OrderStatus, PaymentEvent
+from skincare_core.shop.webhooks import InvalidPaymentEvent, PaymentWebhookService
+from skincare_core.testing.jobs import InMemoryQueue
 
 pytestmark = pytest.mark.anyio
 

@@ -6,9 +6,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from skincare_core.errors import AlreadyNotified, DuplicateIdempotencyKey, JobTooLarge
-from skincare_core.jobs import Job, new_job
-from skincare_core.models import (
+from skincare_core.jobs.errors import JobTooLarge
+from skincare_core.jobs.job import Job, new_job
+from skincare_core.shop.errors import AlreadyNotified, DuplicateIdempotencyKey
+from skincare_core.shop.models import (
     CartLine,
     InvoiceRecord,
     NewOrder,
@@ -17,7 +18,8 @@ from skincare_core.models import (
     OrderStatus,
     PaymentEvent,
 )
-from skincare_core.testing import InMemoryDatabase, InMemoryQueue
+from skincare_core.testing.jobs import InMemoryQueue
+from skincare_core.testing.shop import InMemoryDatabase
 
 pytestmark = pytest.mark.anyio
 WHEN = datetime(2026, 12, 1, tzinfo=UTC)

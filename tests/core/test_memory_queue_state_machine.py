@@ -15,8 +15,8 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from skincare_core.jobs import Message, new_job
-from skincare_core.testing import InMemoryQueue
+from skincare_core.jobs.job import Message, new_job
+from skincare_core.testing.jobs import InMemoryQueue
 
 VISIBILITY = 10.0
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skincare_core.money import format_rupiah
+from skincare_core.shop.money import format_rupiah
 
 GROUPED = re.compile(r"-?Rp \d{1,3}(\.\d{3})*")
 

@@ -5,8 +5,8 @@ from datetime import timedelta
 
 import pytest
 
-from skincare_core.testing import InMemoryQueue
-from skincare_core.testing.contract import QueueContract, QueueSubject
+from skincare_core.testing.jobs import InMemoryQueue
+from skincare_core.testing.jobs.contract import QueueContract, QueueSubject
 
 
 class TestInMemoryQueueContract(QueueContract):

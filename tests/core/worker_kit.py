@@ -8,10 +8,10 @@ from datetime import timedelta
 
 import anyio
 
-from skincare_core.jobs import Message
-from skincare_core.router import Router
-from skincare_core.testing import InMemoryQueue
-from skincare_core.worker import Worker
+from skincare_core.jobs.job import Message
+from skincare_core.jobs.router import Router
+from skincare_core.jobs.worker import Worker
+from skincare_core.testing.jobs import InMemoryQueue
 
 NO_BACKOFF: Callable[[int], timedelta] = lambda _attempts: timedelta(0)  # noqa: E731
 

@@ -18,8 +18,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from email_support import StartServer, authenticate, free_port
 
-from skincare_core.models import OrderItem
-from skincare_core.outbound import OrderEmail
+from skincare_core.shop.models import OrderItem
+from skincare_core.shop.ports import OrderEmail
 
 
 @pytest.fixture

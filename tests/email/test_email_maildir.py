@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from email_support import SENDER
 
-from skincare_core.outbound import OrderEmail
+from skincare_core.shop.ports import OrderEmail
 from skincare_email import MaildirEmailService
 
 pytestmark = pytest.mark.anyio

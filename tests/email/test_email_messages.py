@@ -12,9 +12,9 @@ import pytest
 from email_support import SENDER
 
 import skincare_email
-from skincare_core.models import NotificationType, OrderItem
-from skincare_core.money import format_rupiah
-from skincare_core.outbound import OrderEmail
+from skincare_core.shop.models import NotificationType, OrderItem
+from skincare_core.shop.money import format_rupiah
+from skincare_core.shop.ports import OrderEmail
 from skincare_email import message_id_for, render_email
 
 SENT_AT = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)

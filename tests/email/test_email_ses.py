@@ -17,8 +17,8 @@ import pytest
 from botocore.config import Config
 from email_support import free_port
 
-from skincare_core.errors import PermanentJobError
-from skincare_core.outbound import OrderEmail
+from skincare_core.jobs.errors import PermanentJobError
+from skincare_core.shop.ports import OrderEmail
 from skincare_email import EmailRejected, EmailTemporarilyUnavailable
 from skincare_email.ses import SesEmailService
 

@@ -14,8 +14,8 @@ import pytest
 from aiosmtpd.smtp import AuthResult
 from email_support import PASSWORD, SENDER, USERNAME, Inbox, Refuse, StartServer, free_port
 
-from skincare_core.errors import PermanentJobError
-from skincare_core.outbound import OrderEmail
+from skincare_core.jobs.errors import PermanentJobError
+from skincare_core.shop.ports import OrderEmail
 from skincare_email import EmailRejected, EmailTemporarilyUnavailable, SmtpEmailService
 
 pytestmark = pytest.mark.anyio

@@ -14,8 +14,8 @@ from datetime import UTC, datetime
 
 import anyio
 import skincare_email, skincare_invoice
-from skincare_core.models import OrderItem
-from skincare_core.outbound import InvoiceData, OrderEmail
+from skincare_core.shop.models import OrderItem
+from skincare_core.shop.ports import InvoiceData, OrderEmail
 
 items = (OrderItem(1, "Serum", 1, 10_000),)
 mailer = skincare_email.MaildirEmailService(sys.argv[1], "shop@skincare.test")

@@ -25,8 +25,8 @@ from litestar.testing import AsyncTestClient
 from pg_backend import PostgresBackend
 from sqlalchemy.engine import make_url
 
-from skincare_core.persistence import UnitOfWorkFactory
-from skincare_core.testing import ManualClock
+from skincare_core.shop.ports import UnitOfWorkFactory
+from skincare_core.testing.shop import ManualClock
 from skincare_http import ApiServices, ApiSettings, create_app
 from skincare_postgres import create_engine, upgrade
 from skincare_postgres.engine import libpq_conninfo

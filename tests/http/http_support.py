@@ -8,14 +8,14 @@ from typing import Any, Protocol
 
 from attrs import define, field
 
-from skincare_core.checkout import CheckoutService
-from skincare_core.jobs import Job
-from skincare_core.models import Product, User
-from skincare_core.outbound import Clock
-from skincare_core.persistence import UnitOfWorkFactory
-from skincare_core.shop import ShopService
-from skincare_core.testing import InMemoryDatabase, InMemoryQueue
-from skincare_core.webhooks import PaymentWebhookService
+from skincare_core.jobs.job import Job
+from skincare_core.shop.catalogue import ShopService
+from skincare_core.shop.checkout import CheckoutService
+from skincare_core.shop.models import Product, User
+from skincare_core.shop.ports import Clock, UnitOfWorkFactory
+from skincare_core.shop.webhooks import PaymentWebhookService
+from skincare_core.testing.jobs import InMemoryQueue
+from skincare_core.testing.shop import InMemoryDatabase
 from skincare_http import ApiServices, ApiSettings, Readiness, issue_token, sign_webhook
 
 JWT_SECRET = "test-jwt-secret-with-at-least-32-bytes!"

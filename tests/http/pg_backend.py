@@ -6,10 +6,10 @@ from attrs import define
 from sqlalchemy import insert, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from skincare_core.codec import decode_job
-from skincare_core.jobs import Job
-from skincare_core.models import Product, User
-from skincare_core.persistence import UnitOfWorkFactory
+from skincare_core.jobs.codec import decode_job
+from skincare_core.jobs.job import Job
+from skincare_core.shop.models import Product, User
+from skincare_core.shop.ports import UnitOfWorkFactory
 from skincare_postgres import PostgresDatabase
 from skincare_postgres.schema import jobs, metadata, products, users
 

@@ -10,9 +10,9 @@ from http_support import FakeReadiness, Seed, bearer
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from skincare_core.models import Product
-from skincare_core.persistence import UnitOfWorkFactory
-from skincare_core.shop import ShopService
+from skincare_core.shop.catalogue import ShopService
+from skincare_core.shop.models import Product
+from skincare_core.shop.ports import UnitOfWorkFactory
 from skincare_http import ApiServices, ApiSettings, create_app
 
 pytestmark = pytest.mark.anyio

@@ -10,9 +10,9 @@ from http_support import Backend, Seed, bearer
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from skincare_core.jobs import SEND_CONFIRMATION_EMAIL
-from skincare_core.persistence import UnitOfWorkFactory
-from skincare_core.testing import ManualClock
+from skincare_core.shop.job_types import SEND_CONFIRMATION_EMAIL
+from skincare_core.shop.ports import UnitOfWorkFactory
+from skincare_core.testing.shop import ManualClock
 
 pytestmark = pytest.mark.anyio
 Client = AsyncTestClient[Litestar]

@@ -19,7 +19,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from skincare_core.testing import ManualClock
+from skincare_core.testing.shop import ManualClock
 from skincare_http import create_app
 
 CHECKS = [

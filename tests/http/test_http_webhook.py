@@ -10,10 +10,10 @@ from http_support import WEBHOOK_SECRET, Backend, Seed, bearer, signed
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from skincare_core.jobs import PROCESS_PAYMENT
-from skincare_core.models import Order
-from skincare_core.persistence import UnitOfWorkFactory
-from skincare_core.testing import ManualClock
+from skincare_core.shop.job_types import PROCESS_PAYMENT
+from skincare_core.shop.models import Order
+from skincare_core.shop.ports import UnitOfWorkFactory
+from skincare_core.testing.shop import ManualClock
 from skincare_http import sign_webhook
 
 pytestmark = pytest.mark.anyio

@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from skincare_core.models import OrderItem
-from skincare_core.outbound import InvoiceData
+from skincare_core.shop.models import OrderItem
+from skincare_core.shop.ports import InvoiceData
 
 
 @pytest.fixture

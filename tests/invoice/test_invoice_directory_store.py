@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from invoice_support import pdf_text
 
-from skincare_core.handlers import invoice_key
-from skincare_core.outbound import InvoiceData
+from skincare_core.shop.handlers import invoice_key
+from skincare_core.shop.ports import InvoiceData
 from skincare_invoice import DirectoryInvoiceStore, InvalidInvoiceKey, PdfInvoiceRenderer
 
 pytestmark = pytest.mark.anyio

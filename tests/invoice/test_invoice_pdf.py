@@ -14,9 +14,9 @@ from invoice_support import pdf_text
 from pypdf import PdfReader
 
 import skincare_invoice
-from skincare_core.models import OrderItem
-from skincare_core.money import format_rupiah
-from skincare_core.outbound import InvoiceData
+from skincare_core.shop.models import OrderItem
+from skincare_core.shop.money import format_rupiah
+from skincare_core.shop.ports import InvoiceData
 from skincare_invoice import PdfInvoiceRenderer, latin1
 
 A4_POINTS = (595.28, 841.89)

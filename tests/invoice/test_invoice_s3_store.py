@@ -11,8 +11,8 @@ import pytest
 from botocore.exceptions import ClientError
 from invoice_support import pdf_text
 
-from skincare_core.handlers import invoice_key
-from skincare_core.outbound import InvoiceData
+from skincare_core.shop.handlers import invoice_key
+from skincare_core.shop.ports import InvoiceData
 from skincare_invoice import PdfInvoiceRenderer
 from skincare_invoice.s3 import S3InvoiceStore
 

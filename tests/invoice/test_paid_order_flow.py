@@ -12,20 +12,20 @@ import anyio
 import pytest
 from invoice_support import pdf_text
 
-from skincare_core.checkout import CheckoutService
-from skincare_core.handlers import build_router
-from skincare_core.jobs import (
+from skincare_core.jobs.job import Job, new_job
+from skincare_core.jobs.worker import Worker
+from skincare_core.shop.checkout import CheckoutService
+from skincare_core.shop.handlers import build_router
+from skincare_core.shop.job_types import (
     GENERATE_INVOICE_PDF,
     PROCESS_PAYMENT,
     SEND_CONFIRMATION_EMAIL,
     SEND_PAYMENT_RECEIVED_EMAIL,
-    Job,
-    new_job,
 )
-from skincare_core.models import NotificationType, Order, OrderStatus, PaymentEvent
-from skincare_core.testing import InMemoryDatabase, InMemoryQueue, ManualClock
-from skincare_core.webhooks import PaymentWebhookService
-from skincare_core.worker import Worker
+from skincare_core.shop.models import NotificationType, Order, OrderStatus, PaymentEvent
+from skincare_core.shop.webhooks import PaymentWebhookService
+from skincare_core.testing.jobs import InMemoryQueue
+from skincare_core.testing.shop import InMemoryDatabase, ManualClock
 from skincare_email import MaildirEmailService
 from skincare_invoice import DirectoryInvoiceStore, PdfInvoiceRenderer
 

@@ -8,7 +8,7 @@ from attrs import define
 from sqlalchemy import insert, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from skincare_core.models import Product, User
+from skincare_core.shop.models import Product, User
 from skincare_postgres.schema import cart_items, products, users
 
 

@@ -10,15 +10,15 @@ import pytest
 from pg_shop import Shop
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from skincare_core.checkout import CheckoutService
-from skincare_core.errors import OutOfStock
-from skincare_core.handlers import PaymentHandler
-from skincare_core.jobs import Job, new_job
-from skincare_core.models import Order, PaymentEvent
-from skincare_core.router import Router
-from skincare_core.testing import ManualClock
-from skincare_core.webhooks import PaymentWebhookService
-from skincare_core.worker import Worker
+from skincare_core.jobs.job import Job, new_job
+from skincare_core.jobs.router import Router
+from skincare_core.jobs.worker import Worker
+from skincare_core.shop.checkout import CheckoutService
+from skincare_core.shop.errors import OutOfStock
+from skincare_core.shop.handlers import PaymentHandler
+from skincare_core.shop.models import Order, PaymentEvent
+from skincare_core.shop.webhooks import PaymentWebhookService
+from skincare_core.testing.shop import ManualClock
 from skincare_postgres import PostgresDatabase, PostgresQueue
 
 pytestmark = pytest.mark.anyio

@@ -6,17 +6,17 @@ import anyio
 import pytest
 from pg_shop import Shop
 
-from skincare_core.checkout import CheckoutService
-from skincare_core.handlers import build_router, invoice_key
-from skincare_core.models import PaymentEvent
-from skincare_core.testing import (
+from skincare_core.jobs.worker import Worker
+from skincare_core.shop.checkout import CheckoutService
+from skincare_core.shop.handlers import build_router, invoice_key
+from skincare_core.shop.models import PaymentEvent
+from skincare_core.shop.webhooks import PaymentWebhookService
+from skincare_core.testing.shop import (
     InMemoryInvoiceStore,
     ManualClock,
     RecordingEmailService,
     TextInvoiceRenderer,
 )
-from skincare_core.webhooks import PaymentWebhookService
-from skincare_core.worker import Worker
 from skincare_postgres import PostgresDatabase, PostgresQueue
 
 pytestmark = pytest.mark.anyio

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from skincare_core.testing.contract import QueueContract, QueueSubject
+from skincare_core.testing.jobs.contract import QueueContract, QueueSubject
 from skincare_postgres import PostgresQueue
 
 

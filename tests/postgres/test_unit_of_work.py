@@ -9,11 +9,13 @@ import pytest
 from pg_shop import Shop
 from sqlalchemy import text
 
-from skincare_core.checkout import CheckoutService
-from skincare_core.errors import AlreadyNotified, CartEmpty, JobTooLarge, OutOfStock
-from skincare_core.jobs import SEND_CONFIRMATION_EMAIL, new_job
-from skincare_core.models import InvoiceRecord, NotificationType, OrderStatus, PaymentEvent
-from skincare_core.testing import ManualClock
+from skincare_core.jobs.errors import JobTooLarge
+from skincare_core.jobs.job import new_job
+from skincare_core.shop.checkout import CheckoutService
+from skincare_core.shop.errors import AlreadyNotified, CartEmpty, OutOfStock
+from skincare_core.shop.job_types import SEND_CONFIRMATION_EMAIL
+from skincare_core.shop.models import InvoiceRecord, NotificationType, OrderStatus, PaymentEvent
+from skincare_core.testing.shop import ManualClock
 from skincare_postgres import PostgresDatabase
 
 pytestmark = pytest.mark.anyio

@@ -8,7 +8,7 @@ from skincare_services.logs import JsonFormatter
 
 def _format(**extra: object) -> dict[str, object]:
     record = logging.LogRecord(
-        "skincare_core.worker", logging.INFO, __file__, 1, "job.done", (), None
+        "skincare_core.jobs.worker", logging.INFO, __file__, 1, "job.done", (), None
     )
     record.__dict__.update(extra)
     line = JsonFormatter().format(record)
@@ -20,7 +20,7 @@ def test_fields_become_keys() -> None:
     entry = _format(job_id="j1", type="process_payment", attempts=2)
     assert entry["message"] == "job.done"
     assert entry["level"] == "INFO"
-    assert entry["logger"] == "skincare_core.worker"
+    assert entry["logger"] == "skincare_core.jobs.worker"
     assert (entry["job_id"], entry["type"], entry["attempts"]) == ("j1", "process_payment", 2)
     assert "time" in entry
 

@@ -16,8 +16,8 @@ from botocore.config import Config
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skincare_core.errors import JobTooLarge
-from skincare_core.jobs import Message, new_job
+from skincare_core.jobs.errors import JobTooLarge
+from skincare_core.jobs.job import Message, new_job
 from skincare_sqs import SqsQueue, SqsUnavailable, ensure_queues
 from skincare_sqs.wire import INVALID_BODY_TYPE, MAX_VISIBILITY_SECONDS, visibility_seconds
 

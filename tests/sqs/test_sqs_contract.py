@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from skincare_core.testing.contract import QueueContract, QueueSubject
+from skincare_core.testing.jobs.contract import QueueContract, QueueSubject
 from skincare_sqs import SqsQueue
 
 

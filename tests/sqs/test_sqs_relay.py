@@ -18,8 +18,8 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from skincare_core.jobs import new_job
-from skincare_core.relay import OutboxRelay
+from skincare_core.jobs.job import new_job
+from skincare_core.jobs.relay import OutboxRelay
 from skincare_postgres import PostgresDatabase, PostgresQueue, create_engine, upgrade
 from skincare_sqs import SqsQueue, ensure_queues
 

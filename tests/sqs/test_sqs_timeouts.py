@@ -11,7 +11,7 @@ import boto3
 import pytest
 from botocore.config import Config
 
-from skincare_core.jobs import new_job
+from skincare_core.jobs.job import new_job
 from skincare_sqs import SqsQueue, SqsUnavailable
 
 pytestmark = pytest.mark.anyio

@@ -9,10 +9,10 @@ from typing import Any
 import anyio
 import pytest
 
-from skincare_core.errors import PermanentJobError
-from skincare_core.jobs import Job, new_job
-from skincare_core.router import Router
-from skincare_core.worker import Worker
+from skincare_core.jobs.errors import PermanentJobError
+from skincare_core.jobs.job import Job, new_job
+from skincare_core.jobs.router import Router
+from skincare_core.jobs.worker import Worker
 from skincare_sqs import SqsQueue
 
 pytestmark = pytest.mark.anyio

@@ -4,7 +4,7 @@
 imported here so the package works without it.
 """
 
-from skincare_core.money import format_rupiah
+from skincare_core.shop.money import format_rupiah
 from skincare_email.composer import RenderingEmailService
 from skincare_email.errors import EmailRejected, EmailTemporarilyUnavailable
 from skincare_email.maildir import MaildirEmailService

@@ -7,8 +7,8 @@ from abc import ABC, abstractmethod
 from datetime import UTC, datetime
 from email.message import EmailMessage
 
-from skincare_core.models import NotificationType
-from skincare_core.outbound import OrderEmail
+from skincare_core.shop.models import NotificationType
+from skincare_core.shop.ports import OrderEmail
 from skincare_email.messages import render_email
 
 logger = logging.getLogger(__name__)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from skincare_core.errors import PermanentJobError
+from skincare_core.jobs.errors import PermanentJobError
 
 
 class EmailTemporarilyUnavailable(Exception):

@@ -16,9 +16,9 @@ from functools import cache
 from importlib.resources import files
 from string import Template
 
-from skincare_core.models import NotificationType, OrderItem
-from skincare_core.money import format_rupiah
-from skincare_core.outbound import OrderEmail
+from skincare_core.shop.models import NotificationType, OrderItem
+from skincare_core.shop.money import format_rupiah
+from skincare_core.shop.ports import OrderEmail
 
 LANGUAGES = ("id", "en")
 DEFAULT_LANGUAGE = "id"

@@ -7,11 +7,11 @@ from typing import Protocol, runtime_checkable
 
 from attrs import field, frozen
 
-from skincare_core.checkout import CheckoutService
-from skincare_core.outbound import Clock
-from skincare_core.shop import ShopService
-from skincare_core.system_clock import SystemClock
-from skincare_core.webhooks import PaymentWebhookService
+from skincare_core.shop.catalogue import ShopService
+from skincare_core.shop.checkout import CheckoutService
+from skincare_core.shop.ports import Clock
+from skincare_core.shop.system_clock import SystemClock
+from skincare_core.shop.webhooks import PaymentWebhookService
 
 
 @runtime_checkable

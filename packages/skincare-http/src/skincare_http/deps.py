@@ -6,9 +6,9 @@ from typing import Any
 
 from litestar.di import NamedDependency, Provide
 
-from skincare_core.checkout import CheckoutService
-from skincare_core.shop import ShopService
-from skincare_core.webhooks import PaymentWebhookService
+from skincare_core.shop.catalogue import ShopService
+from skincare_core.shop.checkout import CheckoutService
+from skincare_core.shop.webhooks import PaymentWebhookService
 from skincare_http.auth import current_user_id
 from skincare_http.config import ApiServices, Readiness
 

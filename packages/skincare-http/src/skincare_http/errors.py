@@ -10,8 +10,8 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, NotAuthorizedException, ValidationException
 from litestar.types import ExceptionHandlersMap
 
-from skincare_core.errors import CartEmpty, OrderNotFound, OutOfStock, ProductNotFound
-from skincare_core.webhooks import InvalidPaymentEvent
+from skincare_core.shop.errors import CartEmpty, OrderNotFound, OutOfStock, ProductNotFound
+from skincare_core.shop.webhooks import InvalidPaymentEvent
 from skincare_http import problems as p
 from skincare_http.request_id import request_id
 from skincare_http.wire import FieldError, Problem, unstructure

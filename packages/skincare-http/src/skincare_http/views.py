@@ -6,7 +6,14 @@ from datetime import datetime
 
 from attrs import frozen
 
-from skincare_core.models import CartLine, Order, OrderItem, OrderStatus, PaymentStatus, Product
+from skincare_core.shop.models import (
+    CartLine,
+    Order,
+    OrderItem,
+    OrderStatus,
+    PaymentStatus,
+    Product,
+)
 
 
 @frozen

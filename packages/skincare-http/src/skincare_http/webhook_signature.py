@@ -16,7 +16,7 @@ from litestar.connection import ASGIConnection
 from litestar.handlers import BaseRouteHandler
 from litestar.types import Guard
 
-from skincare_core.outbound import Clock
+from skincare_core.shop.ports import Clock
 from skincare_http.errors import InvalidSignature
 
 TIMESTAMP_HEADER = "X-Timestamp"

@@ -4,7 +4,7 @@
 imported here so the package works without it.
 """
 
-from skincare_core.money import format_rupiah
+from skincare_core.shop.money import format_rupiah
 from skincare_invoice.directory import DirectoryInvoiceStore, InvalidInvoiceKey
 from skincare_invoice.pdf import PdfInvoiceRenderer, latin1
 

@@ -7,8 +7,8 @@ import unicodedata
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
-from skincare_core.money import format_rupiah
-from skincare_core.outbound import InvoiceData
+from skincare_core.shop.money import format_rupiah
+from skincare_core.shop.ports import InvoiceData
 
 _FONT = "Helvetica"
 _COLUMNS = (90, 20, 35, 35)

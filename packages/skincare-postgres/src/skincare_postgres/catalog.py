@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from skincare_core.models import CartLine, Product, User
+from skincare_core.shop.models import CartLine, Product, User
 from skincare_postgres.driver import Driver
 
 _PRODUCT_COLUMNS = "products.id, products.sku, products.name, products.price_rupiah, products.stock"

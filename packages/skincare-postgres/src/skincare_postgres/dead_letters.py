@@ -7,10 +7,10 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from skincare_core.codec import decode_job
-from skincare_core.errors import InvalidJob
-from skincare_core.jobs import Job
-from skincare_core.queueing import DeadLetter
+from skincare_core.jobs.codec import decode_job
+from skincare_core.jobs.errors import InvalidJob
+from skincare_core.jobs.job import Job
+from skincare_core.jobs.ports import DeadLetter
 from skincare_postgres.errors import unavailable_as_error
 
 _COUNT = text("SELECT count(*) FROM jobs WHERE status = 'dead'")

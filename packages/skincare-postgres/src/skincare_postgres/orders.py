@@ -7,8 +7,8 @@ from typing import Any, LiteralString
 
 import psycopg
 
-from skincare_core.errors import DuplicateIdempotencyKey
-from skincare_core.models import NewOrder, Order, OrderItem, OrderStatus, PaymentStatus
+from skincare_core.shop.errors import DuplicateIdempotencyKey
+from skincare_core.shop.models import NewOrder, Order, OrderItem, OrderStatus, PaymentStatus
 from skincare_postgres.constraints import violated_constraint
 from skincare_postgres.driver import Driver, Params
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from skincare_core.codec import encode_job
-from skincare_core.jobs import Job
+from skincare_core.jobs.codec import encode_job
+from skincare_core.jobs.job import Job
 from skincare_postgres.driver import Driver
 
 # NOTIFY inside a transaction is delivered only when it commits, like the row itself.

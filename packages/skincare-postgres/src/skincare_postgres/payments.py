@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from skincare_core.errors import AlreadyNotified
-from skincare_core.models import (
+from skincare_core.shop.errors import AlreadyNotified
+from skincare_core.shop.models import (
     InvoiceRecord,
     NotificationType,
     Payment,

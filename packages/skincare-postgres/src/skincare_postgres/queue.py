@@ -11,9 +11,9 @@ import anyio
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from skincare_core.codec import decode_job, encode_job
-from skincare_core.errors import InvalidJob
-from skincare_core.jobs import Job, Message
+from skincare_core.jobs.codec import decode_job, encode_job
+from skincare_core.jobs.errors import InvalidJob
+from skincare_core.jobs.job import Job, Message
 from skincare_postgres import queue_sql as q
 from skincare_postgres.acks import AckBatcher
 from skincare_postgres.connection import DedicatedConnection

@@ -21,7 +21,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import UUID
 
-from skincare_core.models import NotificationType, OrderStatus, PaymentStatus
+from skincare_core.shop.models import NotificationType, OrderStatus, PaymentStatus
 
 JOBS_CHANNEL = "skincare_jobs"
 """The NOTIFY channel a committed enqueue signals on."""

@@ -10,7 +10,7 @@ import builtins
 from collections.abc import Callable
 from typing import Any
 
-from skincare_core.queueing import DeadLetter
+from skincare_core.jobs.ports import DeadLetter
 from skincare_sqs.calls import call
 from skincare_sqs.wire import attribute, dead_letter_of, job_of
 

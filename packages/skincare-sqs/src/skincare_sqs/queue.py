@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from skincare_core.codec import decode_job, encode_job
-from skincare_core.errors import InvalidJob
-from skincare_core.jobs import Job, Message
-from skincare_core.queueing import DeadLetter
+from skincare_core.jobs.codec import decode_job, encode_job
+from skincare_core.jobs.errors import InvalidJob
+from skincare_core.jobs.job import Job, Message
+from skincare_core.jobs.ports import DeadLetter
 from skincare_sqs.acks import AckBatcher
 from skincare_sqs.calls import call, call_on_receipt
 from skincare_sqs.dead_letters import SqsDeadLetters

@@ -6,10 +6,10 @@ import math
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from skincare_core.codec import decode_job
-from skincare_core.errors import InvalidJob
-from skincare_core.jobs import Job
-from skincare_core.queueing import DeadLetter
+from skincare_core.jobs.codec import decode_job
+from skincare_core.jobs.errors import InvalidJob
+from skincare_core.jobs.job import Job
+from skincare_core.jobs.ports import DeadLetter
 
 # A dead message whose body is not a job is listed under this type, its body as payload.
 INVALID_BODY_TYPE = "sqs.invalid_body"

@@ -13,15 +13,15 @@ from attrs import frozen
 from litestar import Litestar
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from skincare_core.checkout import CheckoutService
-from skincare_core.handlers import build_router
-from skincare_core.outbound import EmailService, InvoiceStore
-from skincare_core.queueing import DeadLetters, Queue
-from skincare_core.relay import OutboxRelay
-from skincare_core.shop import ShopService
-from skincare_core.system_clock import SystemClock
-from skincare_core.webhooks import PaymentWebhookService
-from skincare_core.worker import Worker
+from skincare_core.jobs.ports import DeadLetters, Queue
+from skincare_core.jobs.relay import OutboxRelay
+from skincare_core.jobs.worker import Worker
+from skincare_core.shop.catalogue import ShopService
+from skincare_core.shop.checkout import CheckoutService
+from skincare_core.shop.handlers import build_router
+from skincare_core.shop.ports import EmailService, InvoiceStore
+from skincare_core.shop.system_clock import SystemClock
+from skincare_core.shop.webhooks import PaymentWebhookService
 from skincare_email import MaildirEmailService, SmtpEmailService
 from skincare_email.ses import SesEmailService
 from skincare_http import ApiServices, ApiSettings, create_app

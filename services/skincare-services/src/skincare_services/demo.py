@@ -11,7 +11,8 @@ from pathlib import Path
 import anyio
 import httpx
 
-from skincare_core.jobs import SEND_CONFIRMATION_EMAIL, Job, new_job_id
+from skincare_core.jobs.job import Job, new_job_id
+from skincare_core.shop.job_types import SEND_CONFIRMATION_EMAIL
 from skincare_http import issue_token
 from skincare_postgres import PostgresQueue, create_engine, upgrade
 from skincare_services.local import (

@@ -1,21 +1,6 @@
-"""In-memory adapters and fakes for tests, importable by any team.
+"""In-memory adapters and fakes for tests, importable by any team, split like the package.
 
-The queue contract suite is in `skincare_core.testing.contract` (it needs pytest).
+- `skincare_core.testing.jobs`: `InMemoryQueue` and the queue contract suite
+  (`skincare_core.testing.jobs.contract`, which needs pytest).
+- `skincare_core.testing.shop`: the in-memory shop database, e-mail and invoice fakes, a clock.
 """
-
-from skincare_core.testing.clock import ManualClock
-from skincare_core.testing.email import RecordingEmailService, SentEmail
-from skincare_core.testing.invoices import InMemoryInvoiceStore, TextInvoiceRenderer
-from skincare_core.testing.memory_db import InMemoryDatabase, InMemoryUnitOfWork
-from skincare_core.testing.memory_queue import InMemoryQueue
-
-__all__ = [
-    "InMemoryDatabase",
-    "InMemoryInvoiceStore",
-    "InMemoryQueue",
-    "InMemoryUnitOfWork",
-    "ManualClock",
-    "RecordingEmailService",
-    "SentEmail",
-    "TextInvoiceRenderer",
-]

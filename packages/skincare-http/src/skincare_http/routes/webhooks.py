@@ -7,7 +7,7 @@ from typing import Annotated
 from litestar import Response, post
 from litestar.params import HeaderParameter, JSONBody
 
-from skincare_core.models import PaymentEvent
+from skincare_core.shop.models import PaymentEvent
 from skincare_http import problems as p
 from skincare_http.deps import Webhooks
 from skincare_http.views import Received

@@ -10,7 +10,7 @@ from typing import Any
 
 import anyio
 
-from skincare_core.queueing import DeadLetter, DeadLetters
+from skincare_core.jobs.ports import DeadLetter, DeadLetters
 from skincare_postgres import PostgresQueue, create_engine
 from skincare_services.startup import settings_or_exit
 

@@ -1,0 +1,55 @@
+"""The job engine: what any team imports to run its own job types on our queues.
+
+A `Job` (id, type, string payload) is encoded by `codec`, enqueued on a `Queue` (or through an
+`Outbox` in a business transaction and forwarded by `OutboxRelay`), and run by a `Worker` that
+routes it by type (`Router`) and settles it: ack, retry with backoff, or dead-letter.
+"""
+
+from skincare_core.jobs.backoff import backoff_delay, full_jitter_delay
+from skincare_core.jobs.codec import MAX_JOB_BYTES, decode_job, encode_job
+from skincare_core.jobs.errors import (
+    InvalidJob,
+    JobTooLarge,
+    PermanentJobError,
+    RetryLater,
+    UnknownJobType,
+)
+from skincare_core.jobs.job import Job, Message, new_job, new_job_id
+from skincare_core.jobs.ports import (
+    DeadLetter,
+    DeadLetters,
+    JobSink,
+    Outbox,
+    OutboxStorage,
+    Queue,
+)
+from skincare_core.jobs.relay import OutboxRelay
+from skincare_core.jobs.router import Handler, Router
+from skincare_core.jobs.worker import Worker
+
+__all__ = [
+    "MAX_JOB_BYTES",
+    "DeadLetter",
+    "DeadLetters",
+    "Handler",
+    "InvalidJob",
+    "Job",
+    "JobSink",
+    "JobTooLarge",
+    "Message",
+    "Outbox",
+    "OutboxRelay",
+    "OutboxStorage",
+    "PermanentJobError",
+    "Queue",
+    "RetryLater",
+    "Router",
+    "UnknownJobType",
+    "Worker",
+    "backoff_delay",
+    "decode_job",
+    "encode_job",
+    "full_jitter_delay",
+    "new_job",
+    "new_job_id",
+]

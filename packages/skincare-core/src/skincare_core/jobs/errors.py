@@ -1,0 +1,38 @@
+"""Job errors: what a handler raises to steer the worker, and what the codec refuses."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+
+class PermanentJobError(Exception):
+    """A job that can never succeed: dead-letter it at once, do not retry."""
+
+
+class RetryLater(Exception):
+    """Retry after exactly `delay` (a provider's Retry-After) instead of the backoff."""
+
+    def __init__(self, delay: timedelta, reason: str = "retry later") -> None:
+        super().__init__(reason)
+        self.delay = delay
+
+
+class InvalidJob(PermanentJobError):
+    """A job body or payload that cannot be understood."""
+
+
+class UnknownJobType(PermanentJobError):
+    """No handler is registered for this job type."""
+
+    def __init__(self, job_type: str) -> None:
+        super().__init__(f"no handler registered for job type {job_type!r}")
+        self.job_type = job_type
+
+
+class JobTooLarge(ValueError):
+    """An encoded job over the 256 KiB limit; refused before it reaches any queue."""
+
+    def __init__(self, job_id: str, size: int) -> None:
+        super().__init__(f"job {job_id} encodes to {size} bytes, over the 262144-byte limit")
+        self.job_id = job_id
+        self.size = size

@@ -1,0 +1,40 @@
+"""Jobs (what goes through a queue) and messages (how a queue hands a job back)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+
+from attrs import field, frozen
+
+
+def _frozen_payload(value: Mapping[str, str]) -> Mapping[str, str]:
+    return dict(value)
+
+
+@frozen
+class Job:
+    """A unit of background work: an id, a type and identities (never snapshots) as payload."""
+
+    id: str
+    type: str
+    payload: Mapping[str, str] = field(factory=dict, converter=_frozen_payload)
+
+
+@frozen
+class Message:
+    """A delivered job: `receipt` is the lease handle, `attempts` is 1 on first delivery."""
+
+    receipt: str
+    job: Job
+    attempts: int
+
+
+def new_job_id() -> str:
+    """A fresh, unique, time-ordered-enough job id (UUID4 hex)."""
+    return uuid.uuid4().hex
+
+
+def new_job(job_type: str, **payload: str) -> Job:
+    """Build a job with a fresh id; payload values are identities as strings."""
+    return Job(id=new_job_id(), type=job_type, payload=payload)

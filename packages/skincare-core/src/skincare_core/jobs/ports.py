@@ -1,0 +1,87 @@
+"""Ports of the job engine: the worker's `Queue`, the operator's `DeadLetters`, the relay's
+`JobSink` and `OutboxStorage`. Adapters implement them; the engine calls them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from attrs import frozen
+
+from skincare_core.jobs.job import Job, Message
+
+
+class Queue(Protocol):
+    """At-least-once delivery with leases. A stale receipt never touches a newer lease."""
+
+    async def enqueue(self, job: Job) -> None:
+        """Make the job available now; JobTooLarge is raised before anything is sent."""
+
+    async def receive(self, max_messages: int = 1) -> list[Message]:
+        """Lease up to `max_messages` jobs, waiting up to the adapter's poll; [] when none came."""
+
+    async def ack(self, message: Message) -> None:
+        """The job is done: remove it."""
+
+    async def nack(self, message: Message, delay: timedelta) -> None:
+        """The job failed: make it visible again after `delay`."""
+
+    async def dead_letter(self, message: Message, reason: str) -> None:
+        """Move the job to the dead letters with `reason`; it is not delivered again."""
+
+    async def extend(self, message: Message, visibility: timedelta) -> None:
+        """Keep the lease for another `visibility` from now (a long job's heartbeat)."""
+
+
+class JobSink(Protocol):
+    """Where the outbox relay sends committed jobs, many at a time."""
+
+    async def enqueue_many(self, jobs: Sequence[Job]) -> None:
+        """Enqueue every job; on error some may have been sent (handlers are idempotent)."""
+
+
+@frozen
+class DeadLetter:
+    """A dead job, with why and when it died."""
+
+    job: Job
+    attempts: int
+    error: str
+    dead_at: datetime
+
+
+class DeadLetters(Protocol):
+    """Operations on dead jobs: inspect, redrive back to the queue, purge."""
+
+    async def count(self) -> int:
+        """How many jobs are dead."""
+
+    async def list(self, *, job_type: str | None = None, limit: int = 100) -> list[DeadLetter]:
+        """Dead jobs, oldest first, optionally of one type."""
+
+    async def redrive(self, job_id: str) -> bool:
+        """Send one dead job back with attempts reset; False if no such dead job."""
+
+    async def redrive_all(self, *, job_type: str | None = None) -> int:
+        """Send every dead job (of one type) back; returns how many."""
+
+    async def purge(self) -> int:
+        """Delete every dead job; returns how many."""
+
+
+class Outbox(Protocol):
+    """Jobs written in the same transaction as the business change that causes them."""
+
+    async def add(self, job: Job) -> None:
+        """Queue `job` if, and only if, this unit of work commits."""
+
+
+class OutboxStorage(Protocol):
+    """Committed outbox jobs waiting for the relay: claimed with a lease, deleted once sent."""
+
+    async def claim(self, limit: int) -> Sequence[tuple[str, Job]]:
+        """Lease up to `limit` unsent jobs as (handle, job); [] when none wait."""
+
+    async def mark_sent(self, handles: Sequence[str]) -> None:
+        """These jobs reached the queue."""

@@ -1,0 +1,54 @@
+"""The outbox relay: forwards committed outbox jobs to a queue (used when the queue is SQS)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+import anyio
+
+from skincare_core.jobs.ports import JobSink, OutboxStorage
+
+logger = logging.getLogger(__name__)
+
+
+class OutboxRelay:
+    """Claim, send, mark sent. A crash between send and mark re-sends: handlers are idempotent."""
+
+    def __init__(
+        self,
+        *,
+        storage: OutboxStorage,
+        sink: JobSink,
+        batch_size: int = 10,
+        idle_wait: timedelta = timedelta(milliseconds=200),
+        error_wait: timedelta = timedelta(seconds=1),
+    ) -> None:
+        self._storage = storage
+        self._sink = sink
+        self._batch = batch_size
+        self._idle = idle_wait.total_seconds()
+        self._error_wait = error_wait.total_seconds()
+
+    async def relay_once(self) -> int:
+        """Forward one batch; returns how many jobs went out."""
+        claimed = await self._storage.claim(self._batch)
+        if not claimed:
+            return 0
+        await self._sink.enqueue_many([job for _, job in claimed])
+        await self._storage.mark_sent([handle for handle, _ in claimed])
+        return len(claimed)
+
+    async def run(self) -> None:
+        """Relay until cancelled; errors (queue unreachable) are logged and retried."""
+        while True:
+            try:
+                sent = await self.relay_once()
+            except Exception as exc:
+                logger.error("outbox.relay_failed", extra={"error": repr(exc)})
+                await anyio.sleep(self._error_wait)
+                continue
+            if sent:
+                logger.debug("outbox.relayed", extra={"count": sent})
+            else:
+                await anyio.sleep(self._idle)

@@ -1,0 +1,83 @@
+"""The jobs a worker is running: their leases (heartbeat) and their deadlines (watchdog)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Iterator
+from datetime import timedelta
+
+import anyio
+
+from skincare_core.jobs.job import Message
+
+logger = logging.getLogger("skincare_core.jobs.worker")
+Extend = Callable[[Message, timedelta], Awaitable[None]]
+
+
+class Slot:
+    """One running job: the runner's cancel scope, when it started, when its lease was renewed."""
+
+    __slots__ = ("message", "renewed", "scope", "settling", "started", "timed_out")
+
+    def __init__(self, message: Message, scope: anyio.CancelScope, now: float) -> None:
+        self.message = message
+        self.scope = scope
+        self.started = self.renewed = now
+        self.timed_out = False
+        self.settling = False
+
+
+class Slots:
+    """Running jobs keyed by runner, oldest start first (a dict keeps insertion order)."""
+
+    def __init__(self) -> None:
+        self._slots: dict[int, Slot] = {}
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def __iter__(self) -> Iterator[Slot]:
+        return iter(list(self._slots.values()))
+
+    def start(self, runner: int, message: Message, scope: anyio.CancelScope) -> Slot:
+        """Record that `runner` started `message` now."""
+        slot = self._slots[runner] = Slot(message, scope, anyio.current_time())
+        return slot
+
+    def finish(self, runner: int) -> None:
+        """Forget the job `runner` was running."""
+        del self._slots[runner]
+
+    async def keep_leases(self, visibility: timedelta, extend: Extend) -> None:
+        """Forever: extend every lease older than half the visibility timeout."""
+        half = visibility.total_seconds() / 2
+        while True:
+            await anyio.sleep(half / 2)
+            now = anyio.current_time()
+            for runner, slot in list(self._slots.items()):
+                if now - slot.renewed >= half and self._slots.get(runner) is slot:
+                    slot.renewed = now
+                    logger.debug("job.lease_extended", extra={"job_id": slot.message.job.id})
+                    await extend(slot.message, visibility)
+
+    async def enforce(self, job_timeout: float) -> None:
+        """Forever: cancel each job still running `job_timeout` seconds after it started.
+
+        One loop sleeping until the oldest deadline replaces a timer per job.
+        """
+        while True:
+            await anyio.sleep_until(self._next_deadline(job_timeout))
+            now = anyio.current_time()
+            for slot in self:
+                if now - slot.started < job_timeout:
+                    break
+                if not (slot.timed_out or slot.settling):
+                    slot.timed_out = True
+                    slot.scope.cancel()
+
+    def _next_deadline(self, timeout: float) -> float:
+        for slot in self._slots.values():
+            if not (slot.timed_out or slot.settling):
+                return slot.started + timeout
+        # Any job starting from now on has its deadline after this one.
+        return anyio.current_time() + timeout

@@ -1,0 +1,47 @@
+"""The shop's job handlers, and a router with all of them registered."""
+
+from __future__ import annotations
+
+from skincare_core.jobs.router import Router
+from skincare_core.shop.handlers.emails import OrderEmailHandler
+from skincare_core.shop.handlers.invoice import InvoiceHandler, invoice_key
+from skincare_core.shop.handlers.payment import PaymentHandler
+from skincare_core.shop.job_types import (
+    GENERATE_INVOICE_PDF,
+    PROCESS_PAYMENT,
+    SEND_CONFIRMATION_EMAIL,
+    SEND_PAYMENT_RECEIVED_EMAIL,
+)
+from skincare_core.shop.models import NotificationType
+from skincare_core.shop.ports import (
+    Clock,
+    EmailService,
+    InvoiceRenderer,
+    InvoiceStore,
+    UnitOfWorkFactory,
+)
+
+__all__ = ["InvoiceHandler", "OrderEmailHandler", "PaymentHandler", "build_router", "invoice_key"]
+
+
+def build_router(
+    *,
+    uow: UnitOfWorkFactory,
+    email: EmailService,
+    renderer: InvoiceRenderer,
+    store: InvoiceStore,
+    clock: Clock,
+) -> Router:
+    """A router serving the four shop job types."""
+    router = Router()
+    for job_type, kind in (
+        (SEND_CONFIRMATION_EMAIL, NotificationType.ORDER_CONFIRMATION),
+        (SEND_PAYMENT_RECEIVED_EMAIL, NotificationType.PAYMENT_RECEIVED),
+    ):
+        router.register(job_type, OrderEmailHandler(uow=uow, email=email, clock=clock, kind=kind))
+    router.register(PROCESS_PAYMENT, PaymentHandler(uow=uow, clock=clock))
+    router.register(
+        GENERATE_INVOICE_PDF,
+        InvoiceHandler(uow=uow, renderer=renderer, store=store, clock=clock),
+    )
+    return router

@@ -1,0 +1,50 @@
+"""The payment handler: apply a stored gateway event to its order, exactly once."""
+
+from __future__ import annotations
+
+import logging
+
+from skincare_core.jobs.errors import InvalidJob
+from skincare_core.jobs.job import Job, new_job
+from skincare_core.shop.errors import PaymentAmountMismatch, PaymentNotFound
+from skincare_core.shop.handlers.payloads import event_id_of
+from skincare_core.shop.job_types import GENERATE_INVOICE_PDF, SEND_PAYMENT_RECEIVED_EMAIL
+from skincare_core.shop.models import PaymentStatus
+from skincare_core.shop.ports import Clock, UnitOfWorkFactory
+
+logger = logging.getLogger(__name__)
+
+
+class PaymentHandler:
+    """Marks the payment paid, moves the order only from pending, queues the follow-up jobs."""
+
+    def __init__(self, *, uow: UnitOfWorkFactory, clock: Clock) -> None:
+        self._uow = uow
+        self._clock = clock
+
+    async def __call__(self, job: Job) -> None:
+        """Handle one job; PaymentNotFound (retried) while the webhook has not committed."""
+        event_id = event_id_of(job)
+        async with self._uow() as uow:
+            payment = await uow.payments.get(event_id, for_update=True)
+            if payment is None:
+                raise PaymentNotFound(f"payment event {event_id} not found")
+            if payment.status is PaymentStatus.PAID:
+                logger.info("payment.already_applied", extra={"event_id": event_id})
+                return
+            order = await uow.orders.get(payment.order_id, for_update=True)
+            if order is None:
+                raise InvalidJob(f"order {payment.order_id} of event {event_id} is gone")
+            if payment.amount_rupiah != order.total_rupiah:
+                raise PaymentAmountMismatch(
+                    f"event {event_id} paid {payment.amount_rupiah}, order total is "
+                    f"{order.total_rupiah}"
+                )
+            await uow.payments.mark_paid(event_id, self._clock.now())
+            fields = {"event_id": event_id, "order_id": order.id, "status": order.status.value}
+            if not await uow.orders.mark_paid(order.id):
+                logger.warning("payment.order_not_pending", extra=fields)
+                return
+            await uow.outbox.add(new_job(SEND_PAYMENT_RECEIVED_EMAIL, order_id=str(order.id)))
+            await uow.outbox.add(new_job(GENERATE_INVOICE_PDF, order_id=str(order.id)))
+        logger.info("payment.applied", extra=fields)

@@ -1,0 +1,204 @@
+"""The shop's ports: storage (one unit of work and its repositories) and the outside world the
+handlers call (e-mail, invoice rendering and storage, time)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from types import TracebackType
+from typing import Protocol
+
+from attrs import frozen
+
+from skincare_core.jobs.ports import Outbox
+from skincare_core.shop.models import (
+    CartLine,
+    InvoiceRecord,
+    NewOrder,
+    NotificationType,
+    Order,
+    OrderItem,
+    Payment,
+    PaymentEvent,
+    Product,
+    User,
+)
+
+
+class UserRepository(Protocol):
+    """Customers."""
+
+    async def get(self, user_id: int) -> User | None:
+        """The user, or None."""
+
+
+class ProductRepository(Protocol):
+    """The catalogue and its stock."""
+
+    async def list(self) -> list[Product]:
+        """Every product, by id."""
+
+    async def get(self, product_id: int) -> Product | None:
+        """One product, or None."""
+
+
+class CartRepository(Protocol):
+    """Users' carts."""
+
+    async def lines(self, user_id: int, *, lock_products: bool = False) -> list[CartLine]:
+        """The cart by product id; with `lock_products` the product rows are locked in id order."""
+
+    async def set_quantity(self, user_id: int, product_id: int, quantity: int) -> None:
+        """Set a line's quantity; 0 removes it."""
+
+    async def check_out(self, user_id: int, lines: Sequence[CartLine]) -> None:
+        """Take `lines`' quantities out of stock and empty the cart (stock checked under lock)."""
+
+
+class OrderRepository(Protocol):
+    """Placed orders."""
+
+    async def get(self, order_id: int, *, for_update: bool = False) -> Order | None:
+        """The order with items, or None; `for_update` locks it."""
+
+    async def find_by_idempotency_key(self, user_id: int, key: str) -> Order | None:
+        """The order this user placed with this key, or None."""
+
+    async def add(self, order: NewOrder) -> Order:
+        """Write the order and its items; DuplicateIdempotencyKey if the key is taken."""
+
+    async def mark_paid(self, order_id: int) -> bool:
+        """Move `pending -> paid` (payment_status paid); False if it was not pending."""
+
+
+class PaymentRepository(Protocol):
+    """Payment events from the gateway."""
+
+    async def add_event(self, event: PaymentEvent) -> bool:
+        """Store the event unless its event_id exists; True when it was new."""
+
+    async def get(self, event_id: str, *, for_update: bool = False) -> Payment | None:
+        """The payment, or None; `for_update` locks it."""
+
+    async def mark_paid(self, event_id: str, paid_at: datetime) -> None:
+        """Record the event as applied."""
+
+
+class NotificationRepository(Protocol):
+    """Which e-mails each order already got (UNIQUE order_id + type)."""
+
+    async def is_notified(self, order_id: int, kind: NotificationType) -> bool:
+        """Whether this notification was recorded."""
+
+    async def mark_notified(self, order_id: int, kind: NotificationType, sent_at: datetime) -> None:
+        """Record it; AlreadyNotified if it already was (the transaction stays usable)."""
+
+
+class InvoiceRepository(Protocol):
+    """Invoices stored per order."""
+
+    async def get(self, order_id: int) -> InvoiceRecord | None:
+        """The invoice record, or None."""
+
+    async def add(self, record: InvoiceRecord) -> None:
+        """Record the invoice; a second record for the order is a no-op."""
+
+
+class UnitOfWork(Protocol):
+    """One transaction: commit on clean exit, roll back on error."""
+
+    @property
+    def users(self) -> UserRepository: ...
+
+    @property
+    def products(self) -> ProductRepository: ...
+
+    @property
+    def carts(self) -> CartRepository: ...
+
+    @property
+    def orders(self) -> OrderRepository: ...
+
+    @property
+    def payments(self) -> PaymentRepository: ...
+
+    @property
+    def notifications(self) -> NotificationRepository: ...
+
+    @property
+    def invoices(self) -> InvoiceRepository: ...
+
+    @property
+    def outbox(self) -> Outbox: ...
+
+    async def __aenter__(self) -> UnitOfWork: ...
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+
+class UnitOfWorkFactory(Protocol):
+    """Makes a fresh unit of work per use."""
+
+    def __call__(self) -> UnitOfWork: ...
+
+
+@frozen
+class OrderEmail:
+    """What an order e-mail says. `idempotency_key` is the job id (Message-ID, provider key)."""
+
+    order_number: str
+    items: tuple[OrderItem, ...]
+    total_rupiah: int
+    idempotency_key: str
+    language: str = "id"
+
+
+class EmailService(Protocol):
+    """Sends the shop's e-mails; a permanent failure raises PermanentJobError."""
+
+    async def send_order_confirmation(self, to: str, data: OrderEmail) -> None:
+        """The order-placed e-mail."""
+
+    async def send_payment_received(self, to: str, data: OrderEmail) -> None:
+        """The payment-received e-mail."""
+
+
+@frozen
+class InvoiceData:
+    """What an invoice shows."""
+
+    order_number: str
+    issued_at: datetime
+    customer_email: str
+    items: tuple[OrderItem, ...]
+    total_rupiah: int
+    paid: bool
+
+
+class InvoiceRenderer(Protocol):
+    """Turns invoice data into a PDF. Blocking and CPU-bound: callers run it in a thread."""
+
+    def render(self, invoice: InvoiceData) -> bytes:
+        """The PDF bytes."""
+
+
+class InvoiceStore(Protocol):
+    """Where invoice PDFs live; writes are atomic and storing an existing key is a no-op."""
+
+    async def exists(self, key: str) -> bool:
+        """Whether the key holds a stored invoice."""
+
+    async def put(self, key: str, pdf: bytes) -> None:
+        """Store `pdf` under `key` unless it is already there."""
+
+
+class Clock(Protocol):
+    """Wall-clock time, so tests can control it."""
+
+    def now(self) -> datetime:
+        """The current time, timezone-aware UTC."""

@@ -1,0 +1,179 @@
+"""The queue contract suite: every Queue + DeadLetters adapter runs these tests unchanged.
+
+Subclass `QueueContract` in your adapter's tests and override the `subject` fixture to yield a
+`QueueSubject` on a fresh, empty queue whose lease is `visibility` and whose receive returns
+within about `tick` when nothing is there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from typing import Any
+
+import anyio
+import pytest
+from attrs import frozen
+
+from skincare_core.jobs.errors import JobTooLarge
+from skincare_core.jobs.job import Job, Message, new_job
+from skincare_core.jobs.ports import DeadLetters, Queue
+
+
+@frozen
+class QueueSubject:
+    """The adapter under test: its queue, its dead letters and its timing."""
+
+    queue: Queue
+    dead_letters: DeadLetters
+    visibility: timedelta
+    tick: timedelta
+
+
+async def receive_one(subject: QueueSubject, within: float = 10.0) -> Message:
+    """Receive until one message arrives (adapters may return [] on a short poll)."""
+    with anyio.fail_after(within):
+        while True:
+            messages = await subject.queue.receive(1)
+            if messages:
+                assert len(messages) == 1
+                return messages[0]
+
+
+async def assert_nothing(subject: QueueSubject) -> None:
+    """No message is visible now."""
+    assert await subject.queue.receive(10) == []
+
+
+async def sleep_past(duration: timedelta, subject: QueueSubject) -> None:
+    """Sleep past `duration` plus a tick of slack."""
+    await anyio.sleep((duration + subject.tick).total_seconds())
+
+
+class QueueContract:
+    """Delivery, ack, nack delay, attempts, leases, stale receipts, dead letters, redrive, size."""
+
+    pytestmark = pytest.mark.anyio
+
+    @pytest.fixture
+    async def subject(self) -> AsyncIterator[QueueSubject]:
+        """Override: yield a QueueSubject on a fresh empty queue."""
+        raise NotImplementedError
+        yield  # pragma: no cover
+
+    async def test_delivers_the_enqueued_job_once_with_attempts_1(self, subject: Any) -> None:
+        job = new_job("contract", order_id="7")
+        await subject.queue.enqueue(job)
+        message = await receive_one(subject)
+        assert (message.job, message.attempts) == (job, 1)
+        await assert_nothing(subject)
+
+    async def test_receive_returns_at_most_max_messages_distinct_jobs(self, subject: Any) -> None:
+        jobs = [new_job("contract", n=str(n)) for n in range(5)]
+        for job in jobs:
+            await subject.queue.enqueue(job)
+        got: list[Message] = []
+        with anyio.fail_after(15):
+            while len(got) < 5:
+                batch = await subject.queue.receive(3)
+                assert len(batch) <= 3
+                got += batch
+        assert sorted(m.job.id for m in got) == sorted(j.id for j in jobs)
+
+    async def test_acked_job_never_comes_back(self, subject: Any) -> None:
+        await subject.queue.enqueue(new_job("contract"))
+        await subject.queue.ack(await receive_one(subject))
+        await sleep_past(subject.visibility, subject)
+        await assert_nothing(subject)
+        assert await subject.dead_letters.count() == 0
+
+    async def test_nack_with_zero_delay_redelivers_with_attempts_2(self, subject: Any) -> None:
+        job = new_job("contract")
+        await subject.queue.enqueue(job)
+        await subject.queue.nack(await receive_one(subject), timedelta(0))
+        again = await receive_one(subject)
+        assert (again.job, again.attempts) == (job, 2)
+
+    async def test_nack_delay_hides_the_job_until_it_passes(self, subject: Any) -> None:
+        await subject.queue.enqueue(new_job("contract"))
+        delay = subject.tick * 2
+        await subject.queue.nack(await receive_one(subject), delay)
+        await assert_nothing(subject)
+        await sleep_past(delay, subject)
+        assert (await receive_one(subject)).attempts == 2
+
+    async def test_expired_lease_redelivers_with_a_new_receipt(self, subject: Any) -> None:
+        await subject.queue.enqueue(new_job("contract"))
+        first = await receive_one(subject)
+        await sleep_past(subject.visibility, subject)
+        second = await receive_one(subject)
+        assert second.receipt != first.receipt
+        assert (second.job, second.attempts) == (first.job, 2)
+
+    async def test_stale_receipt_changes_nothing(self, subject: Any) -> None:
+        await subject.queue.enqueue(new_job("contract"))
+        stale = await receive_one(subject)
+        await sleep_past(subject.visibility, subject)
+        live = await receive_one(subject)
+        await subject.queue.ack(stale)
+        await subject.queue.nack(stale, timedelta(0))
+        await subject.queue.dead_letter(stale, "stale")
+        await assert_nothing(subject)
+        assert await subject.dead_letters.count() == 0
+        await subject.queue.ack(live)
+        await sleep_past(subject.visibility, subject)
+        await assert_nothing(subject)
+
+    async def test_extend_keeps_the_lease_past_the_visibility_timeout(self, subject: Any) -> None:
+        await subject.queue.enqueue(new_job("contract"))
+        message = await receive_one(subject)
+        await subject.queue.extend(message, subject.visibility * 4)
+        await sleep_past(subject.visibility, subject)
+        await assert_nothing(subject)
+        await subject.queue.ack(message)
+
+    async def test_dead_letter_keeps_job_attempts_and_reason(self, subject: Any) -> None:
+        job = new_job("contract", order_id="9")
+        await subject.queue.enqueue(job)
+        await subject.queue.nack(await receive_one(subject), timedelta(0))
+        await subject.queue.dead_letter(await receive_one(subject), "PermanentJobError: bad")
+        assert await subject.dead_letters.count() == 1
+        [dead] = await subject.dead_letters.list()
+        assert (dead.job, dead.attempts, dead.error) == (job, 2, "PermanentJobError: bad")
+        await assert_nothing(subject)
+
+    async def test_redrive_one_sends_the_same_job_back_with_attempts_reset(
+        self, subject: Any
+    ) -> None:
+        job = new_job("contract")
+        await _bury(subject, job)
+        assert await subject.dead_letters.redrive(job.id) is True
+        assert await subject.dead_letters.redrive(job.id) is False
+        again = await receive_one(subject)
+        assert (again.job, again.attempts) == (job, 1)
+        assert await subject.dead_letters.count() == 0
+
+    async def test_redrive_all_by_type_leaves_other_types_dead(self, subject: Any) -> None:
+        keep, send = new_job("contract.keep"), new_job("contract.send")
+        await _bury(subject, keep)
+        await _bury(subject, send)
+        assert await subject.dead_letters.redrive_all(job_type="contract.send") == 1
+        assert (await receive_one(subject)).job == send
+        assert [d.job for d in await subject.dead_letters.list()] == [keep]
+        assert await subject.dead_letters.list(job_type="contract.send") == []
+
+    async def test_purge_empties_the_dead_letters(self, subject: Any) -> None:
+        await _bury(subject, new_job("contract"))
+        await _bury(subject, new_job("contract"))
+        assert await subject.dead_letters.purge() == 2
+        assert await subject.dead_letters.count() == 0
+
+    async def test_too_large_job_is_refused_before_sending(self, subject: Any) -> None:
+        with pytest.raises(JobTooLarge):
+            await subject.queue.enqueue(new_job("contract", blob="x" * (256 * 1024)))
+        await assert_nothing(subject)
+
+
+async def _bury(subject: QueueSubject, job: Job) -> None:
+    await subject.queue.enqueue(job)
+    await subject.queue.dead_letter(await receive_one(subject), "contract: buried")

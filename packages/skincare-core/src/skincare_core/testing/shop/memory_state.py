@@ -1,0 +1,47 @@
+"""The in-memory shop's tables, and what a repository needs of the transaction it runs in."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import attrs
+from attrs import define, field
+
+from skincare_core.jobs.job import Job
+from skincare_core.shop.models import InvoiceRecord, NotificationType, Order, Payment, Product, User
+
+
+@define
+class ShopState:
+    """Every table, as plain dicts."""
+
+    users: dict[int, User] = field(factory=dict)
+    products: dict[int, Product] = field(factory=dict)
+    carts: dict[tuple[int, int], int] = field(factory=dict)
+    orders: dict[int, Order] = field(factory=dict)
+    order_keys: dict[tuple[int, str], int] = field(factory=dict)
+    payments: dict[str, Payment] = field(factory=dict)
+    notifications: dict[tuple[int, NotificationType], object] = field(factory=dict)
+    invoices: dict[int, InvoiceRecord] = field(factory=dict)
+    next_id: int = 1
+
+    def snapshot(self) -> ShopState:
+        """A copy a transaction may change; values are frozen, so copying the dicts suffices."""
+        copies: dict[str, Any] = {
+            a.name: dict(value) if isinstance(value := getattr(self, a.name), dict) else value
+            for a in attrs.fields(ShopState)
+        }
+        return ShopState(**copies)
+
+
+class Transaction(Protocol):
+    """A unit of work as its repositories see it: a private copy of the tables and an outbox."""
+
+    state: ShopState
+    pending_jobs: list[Job]
+
+    def fault(self, operation: str) -> None:
+        """Raise an injected fault for `operation`, if any."""
+
+    def next_id(self) -> int:
+        """A fresh row id."""
