@@ -1,4 +1,4 @@
-"""Property tests of the retry delays: the seed's values exactly, monotone, bounded, jittered."""
+"""Property tests of the retry delays: the specified values exactly, monotone, bounded, jittered."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ FIVE_MINUTES = timedelta(minutes=5)
 SEED_TABLE = {0: 5, 1: 2, 2: 4, 3: 8, 4: 16, 5: 32, 6: 64, 7: 64, 100: 64, -1: 5}
 
 
-def seed_delay(attempts: int) -> timedelta:
-    """The seed's Go function, transcribed."""
+def reference_delay(attempts: int) -> timedelta:
+    """The rule written out independently: 5 s at <= 0, else 2**min(n, 6) s, capped at 300 s."""
     if attempts <= 0:
         return timedelta(seconds=5)
     return min(timedelta(seconds=2 ** min(attempts, 6)), FIVE_MINUTES)
@@ -27,7 +27,7 @@ def test_known_values_of_the_seed() -> None:
 
 @given(st.integers(min_value=-10, max_value=100))
 def test_backoff_is_exactly_the_seed(attempts: int) -> None:
-    assert backoff_delay(attempts) == seed_delay(attempts)
+    assert backoff_delay(attempts) == reference_delay(attempts)
 
 
 @given(st.integers(min_value=1, max_value=100), st.integers(min_value=0, max_value=100))

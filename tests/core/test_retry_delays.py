@@ -1,5 +1,5 @@
 """Property: the Worker nacks each failure with the backoff of that attempt, and the queue holds
-the job back for it. The seed's delays are scaled down 2000 times (2 s -> 1 ms) to stay fast.
+the job back for it. The backoff's delays are scaled down 2000 times (2 s -> 1 ms) to stay fast.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ SCALE = 2000
 
 
 def scaled_backoff(attempts: int) -> timedelta:
-    """The seed's backoff, 2000 times shorter."""
+    """The backoff, 2000 times shorter."""
     return backoff_delay(attempts) / SCALE
 
 

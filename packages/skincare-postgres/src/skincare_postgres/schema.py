@@ -133,7 +133,7 @@ payments = Table(
     _now(),
     _one_of("status", tuple(PaymentStatus)),
     CheckConstraint("amount_rupiah > 0", name="amount_positive"),
-    # The gateway's event id is the idempotency key of webhook intake (seed: payments_event_id_idx).
+    # The gateway's event id is the idempotency key of webhook intake (index payments_event_id_idx).
     Index(
         "payments_event_id_idx",
         "event_id",

@@ -1,4 +1,5 @@
-"""Retry delays: the seed's exponential backoff exactly, and an opt-in full-jitter variant."""
+"""Retry delays: exponential backoff (5 s for attempts <= 0, else 2**min(attempts, 6) s, capped
+at 5 minutes), and an opt-in full-jitter variant of it."""
 
 from __future__ import annotations
 

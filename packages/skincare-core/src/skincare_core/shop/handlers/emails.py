@@ -1,4 +1,7 @@
-"""The order e-mail handlers: read, send, then record (mark-after-send, as the seed insists)."""
+"""The order e-mail handlers: read, send, then record.
+
+Recording after the send means a crash between the two sends the e-mail again (at most one
+duplicate) rather than recording an e-mail that never went out."""
 
 from __future__ import annotations
 
