@@ -1,4 +1,4 @@
-"""Dead jobs in the jobs table (status 'dead'): count, list, redrive, purge."""
+"""Dead jobs in the jobs table (status 'dead'): count, list, get, redrive, purge."""
 
 from __future__ import annotations
 
@@ -17,6 +17,10 @@ _COUNT = text("SELECT count(*) FROM jobs WHERE status = 'dead'")
 _LIST = text(
     "SELECT id, type, body, attempts, last_error, dead_at FROM jobs WHERE status = 'dead' "
     "AND (CAST(:type AS text) IS NULL OR type = :type) ORDER BY dead_at, id LIMIT :limit"
+)
+_GET = text(
+    "SELECT id, type, body, attempts, last_error, dead_at FROM jobs "
+    "WHERE status = 'dead' AND id = :id"
 )
 # Redriven jobs start over: attempts 0, visible now, and idle workers are woken.
 _REDRIVE = text(
@@ -50,6 +54,15 @@ class PostgresDeadLetters:
                 return [
                     DeadLetter(_job_of(r), r.attempts, r.last_error or "", r.dead_at) for r in rows
                 ]
+
+    async def get(self, job_id: str) -> DeadLetter | None:
+        """The dead job with this id; None if no job of that id is dead."""
+        with unavailable_as_error():
+            async with self._engine.connect() as conn:
+                r = (await conn.execute(_GET, {"id": job_id})).one_or_none()
+        if r is None:
+            return None
+        return DeadLetter(_job_of(r), r.attempts, r.last_error or "", r.dead_at)
 
     async def redrive(self, job_id: str) -> bool:
         """Send one dead job back with attempts reset; False if no such dead job."""

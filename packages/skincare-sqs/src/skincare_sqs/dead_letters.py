@@ -1,4 +1,5 @@
-"""DeadLetters on an SQS dead-letter queue: count, list, redrive (receive, send, delete), purge.
+"""DeadLetters on an SQS dead-letter queue: count, list, get, redrive (receive, send, delete),
+purge.
 
 moto has no StartMessageMoveTask, so redrive is receive -> send to the source -> delete, which is
 safe to interrupt: a message leaves the DLQ only after the source queue has it.
@@ -44,6 +45,13 @@ class SqsDeadLetters:
         dead = sorted((dead_letter_of(m) for m in messages), key=lambda d: d.dead_at)
         return [d for d in dead if job_type is None or d.job.type == job_type][:limit]
 
+    async def get(self, job_id: str) -> DeadLetter | None:
+        """The dead job with this id: the DLQ is read until it turns up, then released again."""
+        messages = await self._take_all(until=lambda m: _job_id(m) == job_id)
+        await self._release(messages)
+        found = [m for m in messages if _job_id(m) == job_id]
+        return dead_letter_of(found[0]) if found else None
+
     async def redrive(self, job_id: str) -> bool:
         """Send the dead job(s) with this id back to the source queue."""
         return await self._redrive_where(lambda m: _job_id(m) == job_id) > 0
@@ -79,8 +87,11 @@ class SqsDeadLetters:
             )
         return len(chosen)
 
-    async def _take_all(self) -> builtins.list[SqsMessage]:
+    async def _take_all(
+        self, *, until: Callable[[SqsMessage], bool] = lambda _: False
+    ) -> builtins.list[SqsMessage]:
         # Each received message stays hidden for the hold, so the next receive gets others.
+        # SQS has no lookup by id: `until` stops the reading once the wanted message came.
         taken: builtins.list[SqsMessage] = []
         while True:
             response = await call(
@@ -94,9 +105,9 @@ class SqsDeadLetters:
                 MessageSystemAttributeNames=["All"],
             )
             batch = response.get("Messages", [])
-            if not batch:
-                return taken
             taken += batch
+            if not batch or any(map(until, batch)):
+                return taken
 
     async def _release(self, messages: builtins.list[SqsMessage]) -> None:
         for start in range(0, len(messages), _BATCH):

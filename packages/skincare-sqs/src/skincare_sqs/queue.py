@@ -126,6 +126,10 @@ class SqsQueue:
         """Dead jobs, oldest first, optionally of one type."""
         return await self._dead.list(job_type=job_type, limit=limit)
 
+    async def get(self, job_id: str) -> DeadLetter | None:
+        """The dead job with this id; None if the DLQ holds no job of that id."""
+        return await self._dead.get(job_id)
+
     async def redrive(self, job_id: str) -> bool:
         """Send one dead job back to the source queue (a new message: attempts reset)."""
         return await self._dead.redrive(job_id)

@@ -60,6 +60,9 @@ class DeadLetters(Protocol):
     async def list(self, *, job_type: str | None = None, limit: int = 100) -> list[DeadLetter]:
         """Dead jobs, oldest first, optionally of one type."""
 
+    async def get(self, job_id: str) -> DeadLetter | None:
+        """The dead job with this id; None if no job of that id is dead."""
+
     async def redrive(self, job_id: str) -> bool:
         """Send one dead job back with attempts reset; False if no such dead job."""
 

@@ -51,7 +51,8 @@ async def sleep_past(duration: timedelta, subject: QueueSubject) -> None:
 
 
 class QueueContract:
-    """Delivery, ack, nack delay, attempts, leases, stale receipts, dead letters, redrive, size."""
+    """Delivery, ack, nack delay, attempts, leases, stale receipts, dead letters (get, list,
+    redrive, purge), size."""
 
     pytestmark = pytest.mark.anyio
 
@@ -141,6 +142,34 @@ class QueueContract:
         [dead] = await subject.dead_letters.list()
         assert (dead.job, dead.attempts, dead.error) == (job, 2, "PermanentJobError: bad")
         await assert_nothing(subject)
+
+    async def test_get_finds_one_dead_job_by_id_as_list_shows_it(self, subject: Any) -> None:
+        job = new_job("contract", order_id="11")
+        await _bury(subject, new_job("contract"))
+        await subject.queue.enqueue(job)
+        await subject.queue.nack(await receive_one(subject), timedelta(0))
+        await subject.queue.dead_letter(await receive_one(subject), "PermanentJobError: gone")
+        dead = await subject.dead_letters.get(job.id)
+        assert dead is not None
+        assert (dead.job, dead.attempts, dead.error) == (job, 2, "PermanentJobError: gone")
+        assert dead in await subject.dead_letters.list()
+
+    async def test_get_leaves_the_dead_job_dead_and_redrivable(self, subject: Any) -> None:
+        job = new_job("contract")
+        await _bury(subject, job)
+        assert await subject.dead_letters.get(job.id) is not None
+        assert await subject.dead_letters.count() == 1
+        assert await subject.dead_letters.redrive(job.id) is True
+        assert await subject.dead_letters.get(job.id) is None
+        assert (await receive_one(subject)).job == job
+
+    async def test_get_is_none_for_a_job_that_is_not_dead(self, subject: Any) -> None:
+        live = new_job("contract")
+        await subject.queue.enqueue(live)
+        assert await subject.dead_letters.get(live.id) is None
+        await receive_one(subject)
+        assert await subject.dead_letters.get(live.id) is None
+        assert await subject.dead_letters.get("no-such-job") is None
 
     async def test_redrive_one_sends_the_same_job_back_with_attempts_reset(
         self, subject: Any

@@ -105,6 +105,10 @@ class InMemoryQueue:
         dead = sorted(self._dead.values(), key=lambda d: d.dead_at)
         return [d for d in dead if job_type in (None, d.job.type)][:limit]
 
+    async def get(self, job_id: str) -> DeadLetter | None:
+        """The dead job with this id, if it is dead."""
+        return self._dead.get(job_id)
+
     async def redrive(self, job_id: str) -> bool:
         """Back to the queue with attempts reset."""
         dead = self._dead.pop(job_id, None)
