@@ -1,11 +1,11 @@
-"""The queue contract suite on the in-memory queue."""
+"""The queue contract suite on the in-memory backend."""
 
 from collections.abc import AsyncIterator
 from datetime import timedelta
 
 import pytest
 
-from skincare_core.testing.jobs import InMemoryQueue
+from skincare_core.testing.jobs import InMemoryQueue, memory_backend
 from skincare_core.testing.jobs.contract import QueueContract, QueueSubject
 
 
@@ -15,4 +15,7 @@ class TestInMemoryQueueContract(QueueContract):
         queue = InMemoryQueue(
             visibility_timeout=timedelta(seconds=0.2), wait=timedelta(seconds=0.05)
         )
-        yield QueueSubject(queue, queue, timedelta(seconds=0.2), timedelta(seconds=0.1))
+        async with memory_backend(queue) as backend:
+            yield QueueSubject(
+                backend.queue, backend.dead_letters, timedelta(seconds=0.2), timedelta(seconds=0.1)
+            )

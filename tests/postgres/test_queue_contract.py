@@ -1,4 +1,4 @@
-"""Core's queue contract suite, unchanged, on PostgresQueue against a real server."""
+"""Core's queue contract suite, unchanged, on the Postgres backend against a real server."""
 
 from __future__ import annotations
 
@@ -6,13 +6,20 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 
 import pytest
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.testing.jobs.contract import QueueContract, QueueSubject
-from skincare_postgres import PostgresQueue
+from skincare_postgres import postgres_backend
 
 
 @pytest.mark.slow
 class TestPostgresQueueContract(QueueContract):
     @pytest.fixture
-    async def subject(self, queue: PostgresQueue) -> AsyncIterator[QueueSubject]:
-        yield QueueSubject(queue, queue, timedelta(seconds=1), timedelta(seconds=0.5))
+    async def subject(self, engine: AsyncEngine) -> AsyncIterator[QueueSubject]:
+        async with postgres_backend(
+            engine, visibility_timeout=timedelta(seconds=1), poll_interval=timedelta(seconds=0.5)
+        ) as backend:
+            assert backend.outbox is None
+            yield QueueSubject(
+                backend.queue, backend.dead_letters, timedelta(seconds=1), timedelta(seconds=0.5)
+            )

@@ -1,4 +1,4 @@
-"""Core's queue contract suite, unchanged, on SqsQueue against moto's HTTP server."""
+"""Core's queue contract suite, unchanged, on the SQS backend against moto's HTTP server."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from skincare_core.testing.jobs.contract import QueueContract, QueueSubject
-from skincare_sqs import SqsQueue
+from skincare_sqs import sqs_backend
 
 
 @pytest.mark.slow
@@ -19,7 +19,13 @@ class TestSqsQueueContract(QueueContract):
         self, sqs_client: Any, fresh_queues: Callable[..., Any]
     ) -> AsyncIterator[QueueSubject]:
         urls = fresh_queues(visibility_timeout=1)
-        queue = SqsQueue(
-            sqs_client, queue_url=urls.queue_url, dlq_url=urls.dlq_url, wait_time_seconds=1
-        )
-        yield QueueSubject(queue, queue, timedelta(seconds=1), timedelta(seconds=1))
+        async with sqs_backend(
+            sqs_client,
+            queue_url=urls.queue_url,
+            dlq_url=urls.dlq_url,
+            outbox=None,
+            wait_time_seconds=1,
+        ) as backend:
+            yield QueueSubject(
+                backend.queue, backend.dead_letters, timedelta(seconds=1), timedelta(seconds=1)
+            )

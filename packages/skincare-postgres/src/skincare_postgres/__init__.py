@@ -1,5 +1,7 @@
-"""PostgreSQL adapters: schema, migrations, unit of work, repositories and the Postgres queue."""
+"""PostgreSQL adapters: schema, migrations, unit of work, repositories and the Postgres queue
+(`postgres_backend`; `postgres_outbox_storage` for a relay to another queue)."""
 
+from skincare_postgres.backend import postgres_backend, postgres_outbox_storage
 from skincare_postgres.engine import create_engine
 from skincare_postgres.errors import DatabaseUnavailable
 from skincare_postgres.migrations import downgrade, upgrade
@@ -16,5 +18,7 @@ __all__ = [
     "create_engine",
     "downgrade",
     "metadata",
+    "postgres_backend",
+    "postgres_outbox_storage",
     "upgrade",
 ]

@@ -5,6 +5,7 @@ A `Job` (id, type, string payload) is encoded by `codec`, enqueued on a `Queue` 
 routes it by type (`Router`) and settles it: ack, retry with backoff, or dead-letter.
 """
 
+from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.backoff import backoff_delay, full_jitter_delay
 from skincare_core.jobs.codec import MAX_JOB_BYTES, decode_job, encode_job
 from skincare_core.jobs.errors import (
@@ -29,6 +30,7 @@ from skincare_core.jobs.worker import Worker
 
 __all__ = [
     "MAX_JOB_BYTES",
+    "Backend",
     "DeadLetter",
     "DeadLetters",
     "Handler",

@@ -1,0 +1,32 @@
+"""The SQS queue in the backend shape, with the outbox storage its relay forwards from."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.ports import OutboxStorage
+from skincare_sqs.queue import SqsQueue
+
+
+@asynccontextmanager
+async def sqs_backend(
+    client: Any,
+    *,
+    queue_url: str,
+    dlq_url: str,
+    outbox: OutboxStorage | None,
+    wait_time_seconds: int = 20,
+) -> AsyncIterator[Backend]:
+    """The source queue and its DLQ as queue, dead letters and sink.
+
+    The business transaction cannot write to SQS, so its jobs wait in `outbox` (the database's
+    outbox storage, entered by the caller) and a relay forwards them; None runs no relay. The
+    boto3 client is the caller's; the queue holds no connection of its own to close.
+    """
+    queue = SqsQueue(
+        client, queue_url=queue_url, dlq_url=dlq_url, wait_time_seconds=wait_time_seconds
+    )
+    yield Backend(queue=queue, dead_letters=queue, sink=queue, outbox=outbox)
