@@ -5,21 +5,23 @@ Nothing else in services decides which adapter runs; tests build the same object
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager
+from types import MappingProxyType
 
 import boto3
 from attrs import frozen
 from litestar import Litestar
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from skincare_core.jobs.ports import DeadLetters, Queue
+from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.relay import OutboxRelay
+from skincare_core.jobs.router import Handler, Router
 from skincare_core.jobs.worker import Worker
 from skincare_core.shop.catalogue import ShopService
 from skincare_core.shop.checkout import CheckoutService
 from skincare_core.shop.handlers import build_router
-from skincare_core.shop.ports import EmailService, InvoiceStore
+from skincare_core.shop.ports import EmailService, InvoiceStore, UnitOfWorkFactory
 from skincare_core.shop.system_clock import SystemClock
 from skincare_core.shop.webhooks import PaymentWebhookService
 from skincare_email import MaildirEmailService, SmtpEmailService
@@ -27,9 +29,16 @@ from skincare_email.ses import SesEmailService
 from skincare_http import ApiServices, ApiSettings, create_app
 from skincare_invoice import DirectoryInvoiceStore, PdfInvoiceRenderer
 from skincare_invoice.s3 import S3InvoiceStore
-from skincare_postgres import PostgresDatabase, PostgresQueue, create_engine
+from skincare_postgres import (
+    PostgresDatabase,
+    create_engine,
+    postgres_backend,
+    postgres_outbox_storage,
+)
 from skincare_services.settings import Settings
-from skincare_sqs import SqsQueue
+from skincare_sqs import sqs_backend
+
+NO_HANDLERS: Mapping[str, Handler] = MappingProxyType({})
 
 
 @frozen
@@ -57,58 +66,65 @@ def api_app(*, settings: Settings) -> Litestar:
 
 
 @asynccontextmanager
-async def worker_process(*, settings: Settings) -> AsyncIterator[WorkerProcess]:
-    """The worker process: the engine over the configured queue, the relay when it is SQS."""
-    engine = create_engine(settings.database_url)
-    queue: Queue | None = None
-    relay_storage: PostgresQueue | None = None
-    try:
-        db = PostgresDatabase(engine)
-        queue = job_queue(settings=settings, engine=engine)
-        clock = SystemClock()
-        router = build_router(
-            uow=db,
-            email=email_service(settings=settings),
-            renderer=PdfInvoiceRenderer(),
-            store=invoice_store(settings=settings),
-            clock=clock,
-        )
-        worker = Worker(
-            queue=queue,
-            router=router,
-            concurrency=settings.worker_concurrency,
-            max_attempts=settings.max_attempts,
-            visibility_timeout=settings.visibility_timeout,
-            shutdown_grace=settings.shutdown_grace,
-        )
+async def worker_process(
+    *, settings: Settings, handlers: Mapping[str, Handler] = NO_HANDLERS
+) -> AsyncIterator[WorkerProcess]:
+    """The worker process: the engine over the configured backend, and the relay it needs.
+
+    `handlers` (job type -> handler) are served beside the shop's job types: this is how another
+    team adds its own job types without editing core or services. A type served twice is a
+    ValueError.
+    """
+    async with AsyncExitStack() as stack:
+        engine = await stack.enter_async_context(database_engine(settings=settings))
+        backend = await stack.enter_async_context(job_backend(settings=settings, engine=engine))
+        router = shop_router(settings=settings, uow=PostgresDatabase(engine))
+        for job_type, handler in handlers.items():
+            router.register(job_type, handler)
         relay = None
-        if isinstance(queue, SqsQueue):
-            relay_storage = PostgresQueue(engine)
-            relay = OutboxRelay(storage=relay_storage, sink=queue)
-        yield WorkerProcess(worker, relay)
+        if backend.outbox is not None:
+            relay = OutboxRelay(storage=backend.outbox, sink=backend.sink)
+        yield WorkerProcess(_worker(settings=settings, backend=backend, router=router), relay)
+
+
+@asynccontextmanager
+async def database_engine(*, settings: Settings) -> AsyncIterator[AsyncEngine]:
+    """The engine on the configured database, disposed of on exit."""
+    engine = create_engine(settings.database_url)
+    try:
+        yield engine
     finally:
-        for closable in (queue, relay_storage):
-            if isinstance(closable, PostgresQueue):
-                await closable.aclose()
         await engine.dispose()
 
 
-def job_queue(*, settings: Settings, engine: AsyncEngine) -> Queue:
-    """The configured job queue."""
-    if settings.queue == "sqs":
-        return SqsQueue(
-            boto3.client("sqs"),
-            queue_url=settings.sqs_queue_url,
-            dlq_url=settings.sqs_dlq_url,
-        )
-    return PostgresQueue(engine, visibility_timeout=settings.visibility_timeout)
+@asynccontextmanager
+async def job_backend(*, settings: Settings, engine: AsyncEngine) -> AsyncIterator[Backend]:
+    """The configured queue. With SQS the outbox rows stay in Postgres and a relay sends them."""
+    async with AsyncExitStack() as stack:
+        if settings.queue == "sqs":
+            outbox = await stack.enter_async_context(postgres_outbox_storage(engine))
+            client = boto3.client("sqs")
+            stack.callback(client.close)
+            chosen = sqs_backend(
+                client,
+                queue_url=settings.sqs_queue_url,
+                dlq_url=settings.sqs_dlq_url,
+                outbox=outbox,
+            )
+        else:
+            chosen = postgres_backend(engine, visibility_timeout=settings.visibility_timeout)
+        yield await stack.enter_async_context(chosen)
 
 
-def dead_letters(*, settings: Settings, engine: AsyncEngine) -> DeadLetters:
-    """The configured queue's dead letters (both adapters implement the port)."""
-    queue = job_queue(settings=settings, engine=engine)
-    assert isinstance(queue, SqsQueue | PostgresQueue)
-    return queue
+def shop_router(*, settings: Settings, uow: UnitOfWorkFactory) -> Router:
+    """The shop's four job types on the configured e-mail sender and invoice store."""
+    return build_router(
+        uow=uow,
+        email=email_service(settings=settings),
+        renderer=PdfInvoiceRenderer(),
+        store=invoice_store(settings=settings),
+        clock=SystemClock(),
+    )
 
 
 def email_service(*, settings: Settings) -> EmailService:
@@ -139,4 +155,15 @@ def _api_settings(settings: Settings) -> ApiSettings:
         jwt_secret=settings.jwt_secret,
         jwt_issuer=settings.jwt_issuer,
         webhook_secret=settings.webhook_secret,
+    )
+
+
+def _worker(*, settings: Settings, backend: Backend, router: Router) -> Worker:
+    return Worker(
+        queue=backend.queue,
+        router=router,
+        concurrency=settings.worker_concurrency,
+        max_attempts=settings.max_attempts,
+        visibility_timeout=settings.visibility_timeout,
+        shutdown_grace=settings.shutdown_grace,
     )

@@ -14,7 +14,7 @@ import httpx
 from skincare_core.jobs.job import Job, new_job_id
 from skincare_core.shop.job_types import SEND_CONFIRMATION_EMAIL
 from skincare_http import issue_token
-from skincare_postgres import PostgresQueue, create_engine, upgrade
+from skincare_postgres import create_engine, postgres_backend, upgrade
 from skincare_services.local import (
     embedded_postgres,
     free_port,
@@ -94,12 +94,13 @@ def _poison(url: str) -> Check:
         engine = create_engine(url)
         poison = Job(new_job_id(), SEND_CONFIRMATION_EMAIL, {"order_id": "not-a-number"})
         try:
-            async with PostgresQueue(engine) as queue:
-                await queue.enqueue(poison)
+            async with postgres_backend(engine) as backend:
+                await backend.queue.enqueue(poison)
                 with anyio.move_on_after(20):
-                    while not (dead := await queue.list()):  # noqa: ASYNC110 - another process
+                    # The worker is another process: poll, no event to wait on.
+                    while (dead := await backend.dead_letters.get(poison.id)) is None:  # noqa: ASYNC110
                         await anyio.sleep(0.2)
-                    return dead[0].error
+                    return dead.error
             return ""
         finally:
             await engine.dispose()

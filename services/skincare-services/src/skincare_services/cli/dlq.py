@@ -6,12 +6,12 @@ import argparse
 import json
 from collections import Counter
 from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
 from typing import Any
 
 import anyio
 
 from skincare_core.jobs.ports import DeadLetter, DeadLetters
-from skincare_postgres import PostgresQueue, create_engine
 from skincare_services.startup import settings_or_exit
 
 Action = Callable[[DeadLetters, argparse.Namespace], Awaitable[int]]
@@ -49,17 +49,14 @@ def _runner(action: Action) -> Callable[[argparse.Namespace], int]:
 
 
 async def _with_dead_letters(action: Action, args: argparse.Namespace) -> int:
-    from skincare_services.compose import dead_letters  # the adapters load only when needed
+    # The adapters load only when a dlq command runs, not for every `skincare` command.
+    from skincare_services.compose import database_engine, job_backend
 
     settings = settings_or_exit()
-    engine = create_engine(settings.database_url)
-    dlq = dead_letters(settings=settings, engine=engine)
-    try:
-        return await action(dlq, args)
-    finally:
-        if isinstance(dlq, PostgresQueue):
-            await dlq.aclose()
-        await engine.dispose()
+    async with AsyncExitStack() as stack:
+        engine = await stack.enter_async_context(database_engine(settings=settings))
+        backend = await stack.enter_async_context(job_backend(settings=settings, engine=engine))
+        return await action(backend.dead_letters, args)
 
 
 def _line(dead: DeadLetter) -> str:
@@ -81,13 +78,13 @@ async def _list(dlq: DeadLetters, args: argparse.Namespace) -> int:
 
 
 async def _show(dlq: DeadLetters, args: argparse.Namespace) -> int:
-    for item in await dlq.list(limit=10_000):
-        if item.job.id == args.job_id:
-            body = {"id": item.job.id, "type": item.job.type, "payload": dict(item.job.payload)}
-            print(json.dumps({**body, "attempts": item.attempts, "error": item.error}, indent=2))
-            return 0
-    print(f"no dead job {args.job_id}")
-    return 1
+    item = await dlq.get(args.job_id)
+    if item is None:
+        print(f"no dead job {args.job_id}")
+        return 1
+    body = {"id": item.job.id, "type": item.job.type, "payload": dict(item.job.payload)}
+    print(json.dumps({**body, "attempts": item.attempts, "error": item.error}, indent=2))
+    return 0
 
 
 async def _redrive(dlq: DeadLetters, args: argparse.Namespace) -> int:

@@ -1,0 +1,43 @@
+"""The worker's composition root: a team's handlers are served beside the shop's, not over them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skincare_core.jobs import Job
+from skincare_core.shop.job_types import SEND_CONFIRMATION_EMAIL
+from skincare_services.compose import worker_process
+from skincare_services.settings import load_settings
+
+pytestmark = pytest.mark.anyio
+
+
+async def _noop(job: Job) -> None:
+    """A handler that does nothing."""
+
+
+def _settings(tmp_path: Path, **extra: str) -> dict[str, str]:
+    # Nothing connects while the process is composed: an unreachable database is fine here.
+    return {
+        "SKINCARE_DATABASE_URL": "postgresql+psycopg://u:p@127.0.0.1:9/shop",
+        "SKINCARE_WEBHOOK_SECRET": "whsec",
+        "SKINCARE_JWT_SECRET": "jwtsec",
+        "SKINCARE_MAILDIR": str(tmp_path / "mail"),
+        "SKINCARE_INVOICE_DIR": str(tmp_path / "invoices"),
+        **extra,
+    }
+
+
+async def test_a_handler_for_a_shop_job_type_is_refused(tmp_path: Path) -> None:
+    settings = load_settings(_settings(tmp_path))
+    with pytest.raises(ValueError, match="already registered"):
+        async with worker_process(settings=settings, handlers={SEND_CONFIRMATION_EMAIL: _noop}):
+            pass
+
+
+async def test_the_postgres_queue_runs_no_relay(tmp_path: Path) -> None:
+    settings = load_settings(_settings(tmp_path))
+    async with worker_process(settings=settings, handlers={"team.job": _noop}) as process:
+        assert process.relay is None
