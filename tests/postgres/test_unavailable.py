@@ -8,6 +8,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from skincare_core.jobs.errors import Unavailable
 from skincare_postgres import DatabaseUnavailable, PostgresDatabase, PostgresQueue, create_engine
 
 pytestmark = pytest.mark.anyio
@@ -49,3 +50,11 @@ async def test_queue_operations_raise_database_unavailable(tmp_path: Path) -> No
                 with pytest.raises(DatabaseUnavailable):
                     await queue.count()
         await engine.dispose()
+
+
+async def test_database_unavailable_is_cores_unavailable_error(tmp_path: Path) -> None:
+    # The HTTP edge answers 503 for core's Unavailable without knowing this adapter.
+    engine = create_engine(_dead_urls(tmp_path)[0])
+    with anyio.fail_after(5), pytest.raises(Unavailable):
+        await PostgresDatabase(engine).ping()
+    await engine.dispose()

@@ -16,7 +16,7 @@ from botocore.config import Config
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skincare_core.jobs.errors import JobTooLarge
+from skincare_core.jobs.errors import JobTooLarge, Unavailable
 from skincare_core.jobs.job import Message, new_job
 from skincare_sqs import SqsQueue, SqsUnavailable, ensure_queues
 from skincare_sqs.wire import INVALID_BODY_TYPE, MAX_VISIBILITY_SECONDS, visibility_seconds
@@ -159,6 +159,9 @@ async def test_an_unreachable_endpoint_raises_sqs_unavailable(closed_port: int) 
         await queue.count()
     with pytest.raises(SqsUnavailable):
         ensure_queues(client, "gone")
+    # The HTTP edge answers 503 for core's Unavailable without knowing this adapter.
+    with pytest.raises(Unavailable):
+        await queue.count()
 
 
 async def test_a_missing_queue_raises_sqs_unavailable(sqs_client: Any) -> None:

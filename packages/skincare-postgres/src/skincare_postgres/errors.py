@@ -8,6 +8,8 @@ from contextlib import contextmanager
 import psycopg
 from sqlalchemy import exc as sa_exc
 
+from skincare_core.jobs.errors import Unavailable
+
 # Connection refused or lost, server shutting down or restarting, statement timeout.
 _UNAVAILABLE: tuple[type[BaseException], ...] = (
     sa_exc.OperationalError,
@@ -20,7 +22,7 @@ _UNAVAILABLE: tuple[type[BaseException], ...] = (
 )
 
 
-class DatabaseUnavailable(Exception):
+class DatabaseUnavailable(Unavailable):
     """The database cannot be reached or did not answer in time; retry later."""
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from skincare_core.jobs.errors import Unavailable
 
-class SqsUnavailable(Exception):
+
+class SqsUnavailable(Unavailable):
     """SQS refused or could not be reached, after botocore's own retries."""
 
     def __init__(self, operation: str, reason: str) -> None:

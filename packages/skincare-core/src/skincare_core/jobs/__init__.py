@@ -13,6 +13,7 @@ from skincare_core.jobs.errors import (
     JobTooLarge,
     PermanentJobError,
     RetryLater,
+    Unavailable,
     UnknownJobType,
 )
 from skincare_core.jobs.job import Job, Message, new_job, new_job_id
@@ -46,6 +47,7 @@ __all__ = [
     "Queue",
     "RetryLater",
     "Router",
+    "Unavailable",
     "UnknownJobType",
     "Worker",
     "backoff_delay",

@@ -29,6 +29,14 @@ class UnknownJobType(PermanentJobError):
         self.job_type = job_type
 
 
+class Unavailable(Exception):
+    """A backing service (database, queue) is unreachable or did not answer in time.
+
+    Adapters raise a subclass; callers at the edge answer "try again later" (HTTP 503), and
+    whatever was in flight was not done, so an idempotent retry is safe.
+    """
+
+
 class JobTooLarge(ValueError):
     """An encoded job over the 256 KiB limit; refused before it reaches any queue."""
 
