@@ -15,6 +15,7 @@ from skincare_core.shop.errors import (
     OrderNotFound,
     OutOfStock,
     ProductNotFound,
+    UserNotFound,
 )
 from skincare_core.shop.job_types import PROCESS_PAYMENT, SEND_CONFIRMATION_EMAIL
 from skincare_core.shop.models import Order, OrderStatus, PaymentEvent, PaymentStatus, User
@@ -264,6 +265,15 @@ async def test_shop_refuses_unknown_products_and_negative_quantities(shop: Shop)
     with pytest.raises(ValueError, match=">= 0"):
         await service.set_cart_quantity(user.id, product.id, -1)
     assert await service.cart(user.id) == []
+
+
+async def test_shop_refuses_a_cart_for_a_user_that_does_not_exist(shop: Shop) -> None:
+    service = ShopService(uow=shop.db)
+    product = shop.db.add_product("A", "Serum", 20, 2)
+    with pytest.raises(UserNotFound) as raised:
+        await service.set_cart_quantity(404, product.id, 1)
+    assert raised.value.user_id == 404
+    assert await service.cart(404) == []
 
 
 async def test_shop_shows_only_the_users_own_order(shop: Shop) -> None:

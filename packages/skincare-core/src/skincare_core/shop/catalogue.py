@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from skincare_core.shop.errors import OrderNotFound, ProductNotFound
+from skincare_core.shop.errors import OrderNotFound, ProductNotFound, UserNotFound
 from skincare_core.shop.models import CartLine, Order, Product
 from skincare_core.shop.ports import UnitOfWorkFactory
 
@@ -26,11 +26,14 @@ class ShopService:
     async def set_cart_quantity(
         self, user_id: int, product_id: int, quantity: int
     ) -> list[CartLine]:
-        """Set a cart line (0 removes it) and answer the cart; ProductNotFound if unknown."""
+        """Set a cart line (0 removes it) and answer the cart; UserNotFound, ProductNotFound."""
         if quantity < 0:
             raise ValueError("quantity must be >= 0")
         # One transaction for the change and the cart it answers: the API's hot path.
         async with self._uow() as uow:
+            # A cart belongs to a user who exists (in PostgreSQL, a foreign key).
+            if await uow.users.get(user_id) is None:
+                raise UserNotFound(user_id)
             if await uow.products.get(product_id) is None:
                 raise ProductNotFound(product_id)
             await uow.carts.set_quantity(user_id, product_id, quantity)

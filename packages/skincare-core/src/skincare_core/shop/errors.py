@@ -21,6 +21,14 @@ class ProductNotFound(LookupError):
         self.product_id = product_id
 
 
+class UserNotFound(LookupError):
+    """No user with this id: a signed-in request names someone who does not exist."""
+
+    def __init__(self, user_id: int) -> None:
+        super().__init__(f"user {user_id} not found")
+        self.user_id = user_id
+
+
 class CartEmpty(Exception):
     """Checkout of an empty cart."""
 
