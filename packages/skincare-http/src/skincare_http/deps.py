@@ -1,15 +1,20 @@
-"""What handlers get injected, by name: the core services and the signed-in user's id."""
+"""What handlers get injected, by name: the core services and the signed-in user's id.
+
+`signed_in_router` gives a resource's handlers the Bearer scheme and the `user_id` dependency.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from litestar import Router
 from litestar.di import NamedDependency, Provide
+from litestar.types import ControllerRouterHandler
 
 from skincare_core.shop.catalogue import ShopService
 from skincare_core.shop.checkout import CheckoutService
 from skincare_core.shop.webhooks import PaymentWebhookService
-from skincare_http.auth import current_user_id
+from skincare_http.auth import SECURITY, current_user_id
 from skincare_http.config import ApiServices, Readiness
 
 Checkout = NamedDependency[CheckoutService]
@@ -36,3 +41,10 @@ def service_dependencies(services: ApiServices) -> dict[str, Provide]:
 def user_dependencies() -> dict[str, Provide]:
     """The provider for `user_id`, for signed-in routes."""
     return {"user_id": Provide(current_user_id, sync_to_thread=False)}
+
+
+def signed_in_router(path: str, *handlers: ControllerRouterHandler) -> Router:
+    """A router for handlers that need a Bearer token and may depend on `user_id`."""
+    return Router(
+        path, route_handlers=list(handlers), dependencies=user_dependencies(), security=SECURITY
+    )

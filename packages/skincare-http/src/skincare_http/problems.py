@@ -30,57 +30,98 @@ class ProblemType:
 
 
 INVALID_REQUEST = ProblemType(
-    "invalid-request", "Invalid request", 400,
-    "A header, path parameter or body field is missing or invalid; `errors` names each field.",
-)  # fmt: skip
-UNAUTHORIZED = ProblemType(
-    "unauthorized", "Not signed in", 401,
-    "The Bearer token is missing, malformed, expired or from another issuer.",
-)  # fmt: skip
-INVALID_SIGNATURE = ProblemType(
-    "invalid-signature", "Invalid webhook signature", 401,
-    "X-Timestamp or X-Signature is missing, wrong, or the timestamp is outside the tolerance.",
-)  # fmt: skip
-NOT_FOUND = ProblemType("not-found", "Not found", 404, "No such path.")
-PRODUCT_NOT_FOUND = ProblemType("product-not-found", "Product not found", 404, "No such product.")
-ORDER_NOT_FOUND = ProblemType(
-    "order-not-found", "Order not found", 404,
-    "No such order for this user (another user's order is not found too), or a payment event "
-    "names an order that does not exist.",
-)  # fmt: skip
-METHOD_NOT_ALLOWED = ProblemType(
-    "method-not-allowed", "Method not allowed", 405, "The path does not accept this method."
+    slug="invalid-request",
+    title="Invalid request",
+    status=400,
+    when="A header, path parameter or body field is missing or invalid; `errors` names each field.",
 )
-CART_EMPTY = ProblemType("cart-empty", "Cart is empty", 409, "Checkout of an empty cart.")
+UNAUTHORIZED = ProblemType(
+    slug="unauthorized",
+    title="Not signed in",
+    status=401,
+    when="The Bearer token is missing, malformed, expired or from another issuer.",
+)
+INVALID_SIGNATURE = ProblemType(
+    slug="invalid-signature",
+    title="Invalid webhook signature",
+    status=401,
+    when="X-Timestamp or X-Signature is missing, wrong, or the timestamp is outside the tolerance.",
+)
+NOT_FOUND = ProblemType(slug="not-found", title="Not found", status=404, when="No such path.")
+PRODUCT_NOT_FOUND = ProblemType(
+    slug="product-not-found", title="Product not found", status=404, when="No such product."
+)
+ORDER_NOT_FOUND = ProblemType(
+    slug="order-not-found",
+    title="Order not found",
+    status=404,
+    when="No such order for this user (another user's order is not found too), or a payment "
+    "event names an order that does not exist.",
+)
+METHOD_NOT_ALLOWED = ProblemType(
+    slug="method-not-allowed",
+    title="Method not allowed",
+    status=405,
+    when="The path does not accept this method.",
+)
+CART_EMPTY = ProblemType(
+    slug="cart-empty", title="Cart is empty", status=409, when="Checkout of an empty cart."
+)
 OUT_OF_STOCK = ProblemType(
-    "out-of-stock", "Out of stock", 409, "A cart line asks for more than the product's stock."
+    slug="out-of-stock",
+    title="Out of stock",
+    status=409,
+    when="A cart line asks for more than the product's stock.",
 )
 PAYLOAD_TOO_LARGE = ProblemType(
-    "payload-too-large", "Request body too large", 413, "The body is over the size limit."
+    slug="payload-too-large",
+    title="Request body too large",
+    status=413,
+    when="The body is over the size limit.",
 )
 INVALID_PAYMENT_EVENT = ProblemType(
-    "invalid-payment-event", "Invalid payment event", 422,
-    "A signed event that cannot be a real payment.",
-)  # fmt: skip
+    slug="invalid-payment-event",
+    title="Invalid payment event",
+    status=422,
+    when="A signed event that cannot be a real payment.",
+)
 INTERNAL_ERROR = ProblemType(
-    "internal-error", "Internal error", 500,
-    "An unexpected error; `request_id` (also the X-Request-ID header) identifies it in the logs.",
-)  # fmt: skip
+    slug="internal-error",
+    title="Internal error",
+    status=500,
+    when="An unexpected error; `request_id` (also the X-Request-ID header) identifies it in the "
+    "logs.",
+)
 NOT_READY = ProblemType(
-    "not-ready", "Not ready", 503, "A dependency (the database) is unreachable."
+    slug="not-ready",
+    title="Not ready",
+    status=503,
+    when="A dependency (the database) is unreachable.",
 )
 
 ALL_PROBLEM_TYPES = (
-    INVALID_REQUEST, UNAUTHORIZED, INVALID_SIGNATURE, NOT_FOUND, PRODUCT_NOT_FOUND,
-    ORDER_NOT_FOUND, METHOD_NOT_ALLOWED, CART_EMPTY, OUT_OF_STOCK, PAYLOAD_TOO_LARGE,
-    INVALID_PAYMENT_EVENT, INTERNAL_ERROR, NOT_READY,
-)  # fmt: skip
+    INVALID_REQUEST,
+    UNAUTHORIZED,
+    INVALID_SIGNATURE,
+    NOT_FOUND,
+    PRODUCT_NOT_FOUND,
+    ORDER_NOT_FOUND,
+    METHOD_NOT_ALLOWED,
+    CART_EMPTY,
+    OUT_OF_STOCK,
+    PAYLOAD_TOO_LARGE,
+    INVALID_PAYMENT_EVENT,
+    INTERNAL_ERROR,
+    NOT_READY,
+)
+# Any route can answer these.
+EVERY_ROUTE = (INTERNAL_ERROR,)
 
 
 def problem_responses(*types: ProblemType) -> dict[int, ResponseSpec]:
-    """OpenAPI responses for these problem types (plus the 500 every route can give)."""
+    """OpenAPI responses for these problem types, plus those every route can give."""
     by_status: dict[int, list[ProblemType]] = {}
-    for problem in (*types, INTERNAL_ERROR):
+    for problem in (*types, *EVERY_ROUTE):
         by_status.setdefault(problem.status, []).append(problem)
     return {
         status: ResponseSpec(

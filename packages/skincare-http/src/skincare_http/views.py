@@ -29,7 +29,13 @@ class ProductView:
     @classmethod
     def of(cls, product: Product) -> ProductView:
         """From the domain value."""
-        return cls(product.id, product.sku, product.name, product.price_rupiah, product.stock)
+        return cls(
+            id=product.id,
+            sku=product.sku,
+            name=product.name,
+            price_rupiah=product.price_rupiah,
+            stock=product.stock,
+        )
 
 
 @frozen
@@ -53,18 +59,24 @@ class LineView:
     def of_item(cls, item: OrderItem) -> LineView:
         """From an order item."""
         return cls(
-            item.product_id, item.name, item.quantity, item.unit_price_rupiah,
-            item.line_total_rupiah,
-        )  # fmt: skip
+            product_id=item.product_id,
+            name=item.name,
+            quantity=item.quantity,
+            unit_price_rupiah=item.unit_price_rupiah,
+            line_total_rupiah=item.line_total_rupiah,
+        )
 
     @classmethod
     def of_cart_line(cls, line: CartLine) -> LineView:
         """From a cart line, priced at the product's current price."""
         product = line.product
         return cls(
-            product.id, product.name, line.quantity, product.price_rupiah,
-            line.quantity * product.price_rupiah,
-        )  # fmt: skip
+            product_id=product.id,
+            name=product.name,
+            quantity=line.quantity,
+            unit_price_rupiah=product.price_rupiah,
+            line_total_rupiah=line.quantity * product.price_rupiah,
+        )
 
 
 @frozen
@@ -78,7 +90,7 @@ class CartView:
     def of(cls, lines: list[CartLine]) -> CartView:
         """From the cart lines."""
         items = [LineView.of_cart_line(line) for line in lines]
-        return cls(items, sum(item.line_total_rupiah for item in items))
+        return cls(items=items, total_rupiah=sum(item.line_total_rupiah for item in items))
 
 
 @frozen
@@ -95,7 +107,11 @@ class OrderPlaced:
     def of(cls, order: Order) -> OrderPlaced:
         """From the domain order."""
         return cls(
-            order.id, order.order_number, order.status, order.payment_status, order.total_rupiah
+            order_id=order.id,
+            order_number=order.order_number,
+            status=order.status,
+            payment_status=order.payment_status,
+            total_rupiah=order.total_rupiah,
         )
 
 
@@ -114,11 +130,15 @@ class OrderView:
     @classmethod
     def of(cls, order: Order) -> OrderView:
         """From the domain order."""
-        items = [LineView.of_item(item) for item in order.items]
         return cls(
-            order.id, order.order_number, order.status, order.payment_status,
-            order.total_rupiah, order.created_at, items,
-        )  # fmt: skip
+            order_id=order.id,
+            order_number=order.order_number,
+            status=order.status,
+            payment_status=order.payment_status,
+            total_rupiah=order.total_rupiah,
+            created_at=order.created_at,
+            items=[LineView.of_item(item) for item in order.items],
+        )
 
 
 @frozen

@@ -1,7 +1,7 @@
 """The HTTP boundary's wire format: request bodies, the problem body, and the one converter.
 
-Litestar decodes request bodies into these attrs classes (so OpenAPI documents them and
-validation names the field); every response body leaves through `converter`.
+Request bodies are these attrs classes: OpenAPI documents them, and `body.py` decodes each
+field strictly against its annotation. Every response body leaves through `converter`.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from cattrs.gen import make_dict_unstructure_fn
 from litestar import Response
 from litestar.params import KwargDefinition
 from msgspec import Meta
+
+from skincare_core.shop.models import PaymentEvent
 
 # Ids and counts stay inside PostgreSQL's integer / bigint ranges.
 MAX_ID = 2**31 - 1
@@ -51,8 +53,19 @@ class PaymentEventBody:
     order_id: Id
     status: Literal["paid"]
     amount_rupiah: Annotated[
-        int, Meta(gt=0, le=MAX_AMOUNT_RUPIAH), KwargDefinition(gt=0, le=MAX_AMOUNT_RUPIAH)
+        int,
+        Meta(gt=0, le=MAX_AMOUNT_RUPIAH),
+        KwargDefinition(gt=0, le=MAX_AMOUNT_RUPIAH),
     ]
+
+    def to_event(self) -> PaymentEvent:
+        """The domain event."""
+        return PaymentEvent(
+            event_id=self.event_id,
+            order_id=self.order_id,
+            status=self.status,
+            amount_rupiah=self.amount_rupiah,
+        )
 
 
 @frozen

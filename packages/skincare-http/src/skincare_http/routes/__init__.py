@@ -1,1 +1,1 @@
-"""Route handlers, one module per resource; each handler calls one core service."""
+"""One module per resource: its handlers, the problems each answers, and its `router`."""

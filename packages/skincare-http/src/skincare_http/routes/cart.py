@@ -8,7 +8,7 @@ from litestar import Response, get, put
 from litestar.params import JSONBody, Parameter
 
 from skincare_http import problems as p
-from skincare_http.deps import Shop, UserId
+from skincare_http.deps import Shop, UserId, signed_in_router
 from skincare_http.views import CartView
 from skincare_http.wire import MAX_ID, CartQuantity, respond
 
@@ -36,3 +36,6 @@ async def set_cart_item(
 ) -> Response[CartView]:
     """Set how many of a product the cart holds; 0 removes the line. Answers the new cart."""
     return respond(CartView.of(await shop.set_cart_quantity(user_id, product_id, data.quantity)))
+
+
+router = signed_in_router("/v1", get_cart, set_cart_item)

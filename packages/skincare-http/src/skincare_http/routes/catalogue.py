@@ -5,7 +5,7 @@ from __future__ import annotations
 from litestar import Response, get
 
 from skincare_http import problems as p
-from skincare_http.deps import Shop
+from skincare_http.deps import Shop, signed_in_router
 from skincare_http.views import ProductList, ProductView
 from skincare_http.wire import respond
 
@@ -13,4 +13,8 @@ from skincare_http.wire import respond
 @get("/products", responses=p.problem_responses(p.UNAUTHORIZED), tags=["catalogue"])
 async def list_products(shop: Shop) -> Response[ProductList]:
     """Every product with its price (rupiah) and stock."""
-    return respond(ProductList([ProductView.of(product) for product in await shop.products()]))
+    products = [ProductView.of(product) for product in await shop.products()]
+    return respond(ProductList(products=products))
+
+
+router = signed_in_router("/v1", list_products)

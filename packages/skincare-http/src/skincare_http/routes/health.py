@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from litestar import Response, get
+from litestar import Response, Router, get
 
 from skincare_http import problems as p
 from skincare_http.deps import Ready
@@ -18,7 +18,7 @@ logger = logging.getLogger(__name__)
 @get("/healthz", responses=p.problem_responses(), tags=["health"])
 async def healthz() -> Response[Health]:
     """The process is up."""
-    return respond(Health("ok"))
+    return respond(Health(status="ok"))
 
 
 @get("/readyz", responses=p.problem_responses(p.NOT_READY), tags=["health"])
@@ -29,4 +29,7 @@ async def readyz(readiness: Ready) -> Response[Health]:
     except Exception as exc:
         logger.warning("http.not_ready", extra={"error": repr(exc)})
         raise NotReady("the database is unreachable") from exc
-    return respond(Health("ready"))
+    return respond(Health(status="ready"))
+
+
+router = Router("/", route_handlers=[healthz, readyz])

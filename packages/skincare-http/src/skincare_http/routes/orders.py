@@ -9,7 +9,7 @@ from litestar.datastructures import ResponseHeader
 from litestar.params import HeaderParameter, Parameter
 
 from skincare_http import problems as p
-from skincare_http.deps import Checkout, Shop, UserId
+from skincare_http.deps import Checkout, Shop, UserId, signed_in_router
 from skincare_http.views import OrderPlaced, OrderView
 from skincare_http.wire import MAX_ID, respond
 
@@ -54,3 +54,6 @@ async def place_order(
 async def get_order(shop: Shop, user_id: UserId, order_id: OrderId) -> Response[OrderView]:
     """The signed-in user's order with its items; anyone else's order is 404."""
     return respond(OrderView.of(await shop.order(user_id, order_id)))
+
+
+router = signed_in_router("/v1", place_order, get_order)

@@ -4,20 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from litestar import Response, post
+from litestar import Response, Router, post
 from litestar.params import HeaderParameter, JSONBody
 
-from skincare_core.shop.models import PaymentEvent
 from skincare_http import problems as p
 from skincare_http.deps import Webhooks
 from skincare_http.views import Received
 from skincare_http.webhook_signature import SIGNATURE_HEADER, TIMESTAMP_HEADER
 from skincare_http.wire import PaymentEventBody, respond
 
-WEBHOOK_PROBLEMS = (
-    p.INVALID_REQUEST, p.INVALID_SIGNATURE, p.ORDER_NOT_FOUND, p.PAYLOAD_TOO_LARGE,
-    p.INVALID_PAYMENT_EVENT,
-)  # fmt: skip
 # Declared for OpenAPI only: the signature guard reads and checks them before the body.
 Timestamp = Annotated[
     str | None,
@@ -35,7 +30,13 @@ Signature = Annotated[
 @post(
     "/webhook",
     status_code=200,
-    responses=p.problem_responses(*WEBHOOK_PROBLEMS),
+    responses=p.problem_responses(
+        p.INVALID_REQUEST,
+        p.INVALID_SIGNATURE,
+        p.ORDER_NOT_FOUND,
+        p.PAYLOAD_TOO_LARGE,
+        p.INVALID_PAYMENT_EVENT,
+    ),
     tags=["payments"],
 )
 async def receive_payment(
@@ -45,6 +46,9 @@ async def receive_payment(
     x_signature: Signature = None,
 ) -> Response[Received]:
     """Store the event and queue its processing; a duplicate event changes nothing."""
-    event = PaymentEvent(data.event_id, data.order_id, data.status, data.amount_rupiah)
-    await webhooks.receive(event)
+    await webhooks.receive(data.to_event())
     return respond(Received())
+
+
+# The app puts this router behind the signature guard, which needs the webhook secret.
+router = Router("/v1/payments", route_handlers=[receive_payment])
