@@ -57,6 +57,12 @@ async def test_signed_in_routes_refuse_a_request_without_token(
         pytest.param(_token(secret="another-secret-of-at-least-32-bytes!!"), id="wrong-secret"),
         pytest.param(_token(sub="alice"), id="sub-not-an-id"),
         pytest.param(_token(sub="0"), id="sub-zero"),
+        pytest.param(_token(sub="\u00b2"), id="sub-superscript-two"),
+        pytest.param(_token(sub="\u0661"), id="sub-arabic-indic-one"),
+        pytest.param(_token(sub="+1"), id="sub-signed"),
+        pytest.param(_token(sub=" 1"), id="sub-spaced"),
+        pytest.param(_token(sub=str(2**63)), id="sub-over-bigint"),
+        pytest.param(_token(sub="9" * 5000), id="sub-5000-digits"),
         pytest.param({"Authorization": "Bearer not-a-jwt"}, id="garbage"),
         pytest.param({"Authorization": "Bearer "}, id="empty"),
         pytest.param(

@@ -1,6 +1,6 @@
 """Hostile requests get a 4xx problem, never a 500, and change nothing.
 
-Deeply nested bodies and numbers in the wrong JSON type.
+Deeply nested bodies, numbers in the wrong JSON type, and oversized headers.
 """
 
 from __future__ import annotations
@@ -82,3 +82,25 @@ async def test_a_body_that_is_not_a_json_object_is_400(
 
     assert response.status_code == 400
     assert response.json()["type"] == f"{PROBLEMS}/invalid-request"
+
+
+async def test_a_one_mib_header_is_431(client: Client, seed: Seed) -> None:
+    headers = {**bearer(seed.alice.id), "X-Padding": "x" * (1 << 20)}
+
+    response = await client.get("/v1/cart", headers=headers)
+
+    assert response.status_code == 431
+    assert response.headers["content-type"] == "application/problem+json"
+    assert response.json()["type"] == f"{PROBLEMS}/headers-too-large"
+
+
+async def test_headers_of_a_few_kib_are_accepted(client: Client, seed: Seed) -> None:
+    headers = {**bearer(seed.alice.id), "X-Padding": "x" * 4096}
+
+    assert (await client.get("/v1/cart", headers=headers)).status_code == 200
+
+
+async def test_the_header_cap_applies_before_sign_in(client: Client) -> None:
+    response = await client.get("/v1/cart", headers={"X-Padding": "x" * (1 << 20)})
+
+    assert response.status_code == 431

@@ -74,3 +74,10 @@ async def test_checkout_documents_its_header_and_location(document: dict[str, An
     assert (key["in"], key["required"]) == ("header", True)
     assert "Location" in operation["responses"]["201"]["headers"]
     assert {"400", "401", "409"} <= set(operation["responses"])
+
+
+async def test_a_positive_amount_is_documented_as_exclusive_minimum_zero(
+    document: dict[str, Any],
+) -> None:
+    amount = document["components"]["schemas"]["PaymentEventBody"]["properties"]["amount_rupiah"]
+    assert amount["exclusiveMinimum"] == 0

@@ -193,6 +193,8 @@ async def test_a_timestamp_inside_the_window_is_accepted(
         ({"amount_rupiah": [150_000]}, "amount_rupiah"),
         ({"status": "refunded"}, "status"),
         ({"event_id": ""}, "event_id"),
+        ({"event_id": "evt\u0000-1"}, "event_id"),
+        ({"event_id": "evt\u001f-1"}, "event_id"),
         ({"amount_rupiah": "150000"}, "amount_rupiah"),
         ({"amount_rupiah": 150_000.0}, "amount_rupiah"),
         ({"order_id": 1.0}, "order_id"),

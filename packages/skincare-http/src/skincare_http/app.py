@@ -11,6 +11,7 @@ from skincare_http.body import StrictJsonRequest
 from skincare_http.config import ApiServices, ApiSettings
 from skincare_http.deps import service_dependencies
 from skincare_http.errors import exception_handlers
+from skincare_http.header_limit import HeaderLimit
 from skincare_http.request_id import attach_request_id
 from skincare_http.routes import cart, catalogue, health, orders, webhooks
 from skincare_http.webhook_signature import webhook_signature_guard
@@ -25,7 +26,8 @@ def create_app(*, services: ApiServices, settings: ApiSettings) -> Litestar:
     return Litestar(
         route_handlers=[catalogue.router, cart.router, orders.router, gateway, health.router],
         dependencies=service_dependencies(services),
-        middleware=[jwt_auth(settings).middleware],
+        # The header cap first: it must hold before the token is even read.
+        middleware=[HeaderLimit(settings.max_header_bytes), jwt_auth(settings).middleware],
         exception_handlers=exception_handlers(),
         before_send=[attach_request_id],
         openapi_config=_openapi(),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -19,6 +20,10 @@ SECURITY_SCHEME = "BearerToken"
 SECURITY: list[dict[str, list[str]]] = [{SECURITY_SCHEME: []}]
 # Reachable without a token: the gateway's webhook, the probes and the OpenAPI document.
 PUBLIC_PATHS = ["^/v1/payments/webhook$", "^/healthz$", "^/readyz$", "^/schema"]
+# A user id is ASCII digits (str.isdigit also takes superscripts and Arabic-Indic digits),
+# within PostgreSQL's bigint.
+_USER_ID = re.compile(r"[1-9][0-9]{0,18}")
+MAX_USER_ID = 2**63 - 1
 
 
 def issue_token(secret: str, issuer: str, user_id: int, ttl: timedelta) -> str:
@@ -41,8 +46,16 @@ class BearerJWTMiddleware(JWTAuthenticationMiddleware):
 
 
 async def _user_id(token: Token, connection: ASGIConnection[Any, Any, Any, Any]) -> int | None:
-    # None makes the middleware answer 401: `sub` must be a positive integer.
-    return int(token.sub) if token.sub.isdigit() and int(token.sub) > 0 else None
+    # None makes the middleware answer 401.
+    return user_id_of(token.sub)
+
+
+def user_id_of(sub: str) -> int | None:
+    """The user id a token's `sub` names, or None when it is not a positive bigint in ASCII."""
+    if not _USER_ID.fullmatch(sub):
+        return None
+    user_id = int(sub)
+    return user_id if user_id <= MAX_USER_ID else None
 
 
 def jwt_auth(settings: ApiSettings) -> JWTAuth[int, Token]:

@@ -42,3 +42,5 @@ class ApiSettings:
     webhook_secret: str = field(repr=False)
     webhook_tolerance: timedelta = timedelta(minutes=5)
     max_body_bytes: int = 64 * 1024
+    # All request headers together: a token and the usual headers take well under 2 KiB.
+    max_header_bytes: int = 16 * 1024

@@ -9,10 +9,17 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, NotAuthorizedException, ValidationException
 from litestar.types import ExceptionHandlersMap
 
-from skincare_core.shop.errors import CartEmpty, OrderNotFound, OutOfStock, ProductNotFound
+from skincare_core.shop.errors import (
+    CartEmpty,
+    OrderNotFound,
+    OutOfStock,
+    ProductNotFound,
+    UserNotFound,
+)
 from skincare_core.shop.webhooks import InvalidPaymentEvent
 from skincare_http import problems as p
 from skincare_http.body import InvalidBody
+from skincare_http.header_limit import HeadersTooLarge
 from skincare_http.request_id import request_id
 from skincare_http.validation import field_errors
 from skincare_http.wire import FieldError, Problem, unstructure
@@ -36,6 +43,7 @@ DOMAIN_PROBLEMS: dict[type[Exception], p.ProblemType] = {
     ProductNotFound: p.PRODUCT_NOT_FOUND,
     InvalidPaymentEvent: p.INVALID_PAYMENT_EVENT,
     InvalidSignature: p.INVALID_SIGNATURE,
+    HeadersTooLarge: p.HEADERS_TOO_LARGE,
     NotReady: p.NOT_READY,
 }
 HTTP_PROBLEMS = {
@@ -89,8 +97,11 @@ def _invalid_body(request: Req, exc: InvalidBody) -> Response[Any]:
     return _invalid(request, exc.errors, str(exc))
 
 
-def _unauthorized(request: Req, exc: NotAuthorizedException) -> Response[Any]:
-    return problem_response(request, p.UNAUTHORIZED, exc.detail, headers=CHALLENGE)
+def _unauthorized(request: Req, exc: NotAuthorizedException | UserNotFound) -> Response[Any]:
+    detail = (
+        exc.detail if isinstance(exc, NotAuthorizedException) else "the token's user is unknown"
+    )
+    return problem_response(request, p.UNAUTHORIZED, detail, headers=CHALLENGE)
 
 
 def _http(request: Req, exc: HTTPException) -> Response[Any]:
@@ -124,6 +135,7 @@ def exception_handlers() -> ExceptionHandlersMap:
     handlers[ValidationException] = _validation
     handlers[InvalidBody] = _invalid_body
     handlers[NotAuthorizedException] = _unauthorized
+    handlers[UserNotFound] = _unauthorized
     handlers[HTTPException] = _http
     handlers[Exception] = _unexpected
     return handlers

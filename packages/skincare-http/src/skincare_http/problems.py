@@ -39,7 +39,8 @@ UNAUTHORIZED = ProblemType(
     slug="unauthorized",
     title="Not signed in",
     status=401,
-    when="The Bearer token is missing, malformed, expired or from another issuer.",
+    when="The Bearer token is missing, malformed, expired, from another issuer, or its user "
+    "does not exist.",
 )
 INVALID_SIGNATURE = ProblemType(
     slug="invalid-signature",
@@ -85,6 +86,12 @@ INVALID_PAYMENT_EVENT = ProblemType(
     status=422,
     when="A signed event that cannot be a real payment.",
 )
+HEADERS_TOO_LARGE = ProblemType(
+    slug="headers-too-large",
+    title="Request headers too large",
+    status=431,
+    when="The request's headers together are over the size limit.",
+)
 INTERNAL_ERROR = ProblemType(
     slug="internal-error",
     title="Internal error",
@@ -111,11 +118,12 @@ ALL_PROBLEM_TYPES = (
     OUT_OF_STOCK,
     PAYLOAD_TOO_LARGE,
     INVALID_PAYMENT_EVENT,
+    HEADERS_TOO_LARGE,
     INTERNAL_ERROR,
     NOT_READY,
 )
-# Any route can answer these.
-EVERY_ROUTE = (INTERNAL_ERROR,)
+# Any route can answer these: the header cap runs before routing's handlers, and bugs happen.
+EVERY_ROUTE = (HEADERS_TOO_LARGE, INTERNAL_ERROR)
 
 
 def problem_responses(*types: ProblemType) -> dict[int, ResponseSpec]:

@@ -23,7 +23,11 @@ MAX_ID = 2**31 - 1
 MAX_QUANTITY = 10_000
 MAX_AMOUNT_RUPIAH = 10**15
 
+# No control characters: PostgreSQL text cannot hold NUL, and none belongs in an identifier.
+PRINTABLE = r"^[^\x00-\x1f\x7f]+$"
+
 # Each constraint twice: msgspec.Meta validates the body, KwargDefinition documents it in OpenAPI.
+# Litestar drops a bound of 0 from the schema, so such a bound goes in as schema_extra.
 Id = Annotated[int, Meta(ge=1, le=MAX_ID), KwargDefinition(ge=1, le=MAX_ID)]
 T = TypeVar("T")
 
@@ -38,7 +42,6 @@ class CartQuantity:
     quantity: Annotated[
         int,
         Meta(ge=0, le=MAX_QUANTITY),
-        # Litestar drops a falsy `ge=0` from the schema, so it goes in as schema_extra.
         KwargDefinition(le=MAX_QUANTITY, schema_extra={"minimum": 0}),
     ]
 
@@ -48,14 +51,16 @@ class PaymentEventBody:
     """The payment gateway's webhook body."""
 
     event_id: Annotated[
-        str, Meta(min_length=1, max_length=200), KwargDefinition(min_length=1, max_length=200)
+        str,
+        Meta(min_length=1, max_length=200, pattern=PRINTABLE),
+        KwargDefinition(min_length=1, max_length=200, pattern=PRINTABLE),
     ]
     order_id: Id
     status: Literal["paid"]
     amount_rupiah: Annotated[
         int,
         Meta(gt=0, le=MAX_AMOUNT_RUPIAH),
-        KwargDefinition(gt=0, le=MAX_AMOUNT_RUPIAH),
+        KwargDefinition(le=MAX_AMOUNT_RUPIAH, schema_extra={"exclusiveMinimum": 0}),
     ]
 
     def to_event(self) -> PaymentEvent:

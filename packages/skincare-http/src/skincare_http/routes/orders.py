@@ -11,7 +11,7 @@ from litestar.params import HeaderParameter, Parameter
 from skincare_http import problems as p
 from skincare_http.deps import Checkout, Shop, UserId, signed_in_router
 from skincare_http.views import OrderPlaced, OrderView
-from skincare_http.wire import MAX_ID, respond
+from skincare_http.wire import MAX_ID, PRINTABLE, respond
 
 IdempotencyKey = Annotated[
     str,
@@ -19,6 +19,7 @@ IdempotencyKey = Annotated[
         name="Idempotency-Key",
         min_length=1,
         max_length=200,
+        pattern=PRINTABLE,
         description="Client-chosen key: the same key again answers the same order.",
     ),
 ]
