@@ -28,7 +28,7 @@ def create_app(*, services: ApiServices, settings: ApiSettings) -> Litestar:
         dependencies=service_dependencies(services),
         # The header cap first: it must hold before the token is even read.
         middleware=[HeaderLimit(settings.max_header_bytes), jwt_auth(settings).middleware],
-        exception_handlers=exception_handlers(),
+        exception_handlers=exception_handlers(retry_after=settings.retry_after),
         before_send=[attach_request_id],
         openapi_config=_openapi(),
         request_class=StrictJsonRequest,

@@ -44,3 +44,5 @@ class ApiSettings:
     max_body_bytes: int = 64 * 1024
     # All request headers together: a token and the usual headers take well under 2 KiB.
     max_header_bytes: int = 16 * 1024
+    # What a 503 tells clients to wait before retrying; the database is back within about 1 s.
+    retry_after: timedelta = timedelta(seconds=1)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import logging
+import math
+from datetime import timedelta
 from typing import Any
 
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, NotAuthorizedException, ValidationException
-from litestar.types import ExceptionHandlersMap
+from litestar.types import ExceptionHandler, ExceptionHandlersMap
 
+from skincare_core.jobs.errors import Unavailable
 from skincare_core.shop.errors import (
     CartEmpty,
     OrderNotFound,
@@ -104,6 +107,20 @@ def _unauthorized(request: Req, exc: NotAuthorizedException | UserNotFound) -> R
     return problem_response(request, p.UNAUTHORIZED, detail, headers=CHALLENGE)
 
 
+def _unavailable_handler(retry_after: timedelta) -> ExceptionHandler[Unavailable]:
+    seconds = max(1, math.ceil(retry_after.total_seconds()))
+
+    def unavailable(request: Req, exc: Unavailable) -> Response[Any]:
+        # Expected during an outage: one line per request, no traceback.
+        logger.warning("http.service_unavailable", extra=_request_fields(request, exc))
+        detail = f"A backing service is unavailable and nothing was done; retry in {seconds} s."
+        return problem_response(
+            request, p.SERVICE_UNAVAILABLE, detail, headers={"Retry-After": str(seconds)}
+        )
+
+    return unavailable
+
+
 def _http(request: Req, exc: HTTPException) -> Response[Any]:
     if exc.status_code >= 500:
         return _unexpected(request, exc)
@@ -129,13 +146,14 @@ def _request_fields(request: Req, exc: Exception) -> dict[str, str]:
     }
 
 
-def exception_handlers() -> ExceptionHandlersMap:
+def exception_handlers(*, retry_after: timedelta) -> ExceptionHandlersMap:
     """The app's exception handlers: domain errors, Litestar's HTTP errors, anything else."""
     handlers: ExceptionHandlersMap = dict.fromkeys(DOMAIN_PROBLEMS, _domain)
     handlers[ValidationException] = _validation
     handlers[InvalidBody] = _invalid_body
     handlers[NotAuthorizedException] = _unauthorized
     handlers[UserNotFound] = _unauthorized
+    handlers[Unavailable] = _unavailable_handler(retry_after)
     handlers[HTTPException] = _http
     handlers[Exception] = _unexpected
     return handlers

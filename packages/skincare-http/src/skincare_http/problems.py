@@ -105,6 +105,13 @@ NOT_READY = ProblemType(
     status=503,
     when="A dependency (the database) is unreachable.",
 )
+SERVICE_UNAVAILABLE = ProblemType(
+    slug="service-unavailable",
+    title="Service unavailable",
+    status=503,
+    when="The database (or another backing service) is unreachable; nothing was done. Retry "
+    "after the Retry-After header's seconds, with the same Idempotency-Key for a checkout.",
+)
 
 ALL_PROBLEM_TYPES = (
     INVALID_REQUEST,
@@ -121,6 +128,7 @@ ALL_PROBLEM_TYPES = (
     HEADERS_TOO_LARGE,
     INTERNAL_ERROR,
     NOT_READY,
+    SERVICE_UNAVAILABLE,
 )
 # Any route can answer these: the header cap runs before routing's handlers, and bugs happen.
 EVERY_ROUTE = (HEADERS_TOO_LARGE, INTERNAL_ERROR)

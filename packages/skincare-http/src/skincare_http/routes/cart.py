@@ -15,7 +15,11 @@ from skincare_http.wire import MAX_ID, CartQuantity, respond
 ProductId = Annotated[int, Parameter(ge=1, le=MAX_ID, description="The product's id.")]
 
 
-@get("/cart", responses=p.problem_responses(p.UNAUTHORIZED), tags=["cart"])
+@get(
+    "/cart",
+    responses=p.problem_responses(p.UNAUTHORIZED, p.SERVICE_UNAVAILABLE),
+    tags=["cart"],
+)
 async def get_cart(shop: Shop, user_id: UserId) -> Response[CartView]:
     """The signed-in user's cart at current prices."""
     return respond(CartView.of(await shop.cart(user_id)))
@@ -24,7 +28,11 @@ async def get_cart(shop: Shop, user_id: UserId) -> Response[CartView]:
 @put(
     "/cart/items/{product_id:int}",
     responses=p.problem_responses(
-        p.INVALID_REQUEST, p.UNAUTHORIZED, p.PRODUCT_NOT_FOUND, p.PAYLOAD_TOO_LARGE
+        p.INVALID_REQUEST,
+        p.UNAUTHORIZED,
+        p.PRODUCT_NOT_FOUND,
+        p.PAYLOAD_TOO_LARGE,
+        p.SERVICE_UNAVAILABLE,
     ),
     tags=["cart"],
 )

@@ -10,7 +10,11 @@ from skincare_http.views import ProductList, ProductView
 from skincare_http.wire import respond
 
 
-@get("/products", responses=p.problem_responses(p.UNAUTHORIZED), tags=["catalogue"])
+@get(
+    "/products",
+    responses=p.problem_responses(p.UNAUTHORIZED, p.SERVICE_UNAVAILABLE),
+    tags=["catalogue"],
+)
 async def list_products(shop: Shop) -> Response[ProductList]:
     """Every product with its price (rupiah) and stock."""
     products = [ProductView.of(product) for product in await shop.products()]

@@ -33,7 +33,9 @@ LOCATION = ResponseHeader(
     "/orders",
     status_code=201,
     response_headers=[LOCATION],
-    responses=p.problem_responses(p.INVALID_REQUEST, p.UNAUTHORIZED, p.CART_EMPTY, p.OUT_OF_STOCK),
+    responses=p.problem_responses(
+        p.INVALID_REQUEST, p.UNAUTHORIZED, p.CART_EMPTY, p.OUT_OF_STOCK, p.SERVICE_UNAVAILABLE
+    ),
     tags=["orders"],
 )
 async def place_order(
@@ -49,7 +51,9 @@ async def place_order(
 
 @get(
     "/orders/{order_id:int}",
-    responses=p.problem_responses(p.INVALID_REQUEST, p.UNAUTHORIZED, p.ORDER_NOT_FOUND),
+    responses=p.problem_responses(
+        p.INVALID_REQUEST, p.UNAUTHORIZED, p.ORDER_NOT_FOUND, p.SERVICE_UNAVAILABLE
+    ),
     tags=["orders"],
 )
 async def get_order(shop: Shop, user_id: UserId, order_id: OrderId) -> Response[OrderView]:

@@ -36,6 +36,7 @@ Signature = Annotated[
         p.ORDER_NOT_FOUND,
         p.PAYLOAD_TOO_LARGE,
         p.INVALID_PAYMENT_EVENT,
+        p.SERVICE_UNAVAILABLE,
     ),
     tags=["payments"],
 )
