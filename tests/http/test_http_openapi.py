@@ -81,3 +81,14 @@ async def test_a_positive_amount_is_documented_as_exclusive_minimum_zero(
 ) -> None:
     amount = document["components"]["schemas"]["PaymentEventBody"]["properties"]["amount_rupiah"]
     assert amount["exclusiveMinimum"] == 0
+
+
+async def test_every_operation_documents_the_header_cap_and_storage_outages(
+    document: dict[str, Any],
+) -> None:
+    probes = {("get", "/healthz"), ("get", "/readyz")}
+    for key, operation in _operations(document).items():
+        assert "431" in operation["responses"], key
+        if key not in probes:
+            outage = operation["responses"]["503"]["description"]
+            assert "/problems/service-unavailable" in outage, key

@@ -130,7 +130,7 @@ ALL_PROBLEM_TYPES = (
     NOT_READY,
     SERVICE_UNAVAILABLE,
 )
-# Any route can answer these: the header cap runs before routing's handlers, and bugs happen.
+# Any route can answer these: the header cap holds before sign-in and every handler.
 EVERY_ROUTE = (HEADERS_TOO_LARGE, INTERNAL_ERROR)
 
 
