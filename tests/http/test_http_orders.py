@@ -113,8 +113,8 @@ async def test_keys_are_per_user(client: Client, seed: Seed, fill: Fill) -> None
     assert alices.json()["order_id"] != bobs.json()["order_id"]
 
 
-@pytest.mark.parametrize("key", [None, ""])
-async def test_checkout_without_an_idempotency_key_is_400(
+@pytest.mark.parametrize("key", [None, "", "k\x00-1", "k\x1f-1"])
+async def test_checkout_without_a_valid_idempotency_key_is_400(
     client: Client, seed: Seed, fill: Fill, backend: Backend, key: str | None
 ) -> None:
     await fill(seed.alice.id, seed.serum.id, 1)
