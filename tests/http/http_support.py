@@ -26,7 +26,8 @@ WEBHOOK_SECRET = "test-webhook-secret"
 class Backend(Protocol):
     """What the tests need from a storage wiring."""
 
-    uow: UnitOfWorkFactory
+    @property
+    def uow(self) -> UnitOfWorkFactory: ...
 
     async def add_user(self, email: str) -> User: ...
     async def add_product(self, sku: str, name: str, price_rupiah: int, stock: int) -> Product: ...

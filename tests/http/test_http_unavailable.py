@@ -83,9 +83,9 @@ async def test_while_the_database_is_down_every_route_answers_503_then_201_withi
     pg: RestartablePostgres, caplog: pytest.LogCaptureFixture
 ) -> None:
     engine = create_engine(pg.url)
-    backend = PostgresBackend(engine)
-    seed, clock = await seed_shop(backend), ManualClock()
-    app = create_app(services=services_for(backend.uow, clock, backend.uow), settings=SETTINGS)
+    seed = await seed_shop(PostgresBackend(engine))
+    clock, db = ManualClock(), PostgresDatabase(engine)
+    app = create_app(services=services_for(db, clock, db), settings=SETTINGS)
     try:
         async with AsyncTestClient(app=app) as client:
             put = await client.put(
