@@ -51,7 +51,7 @@ class RestartablePostgres:
 
 @contextmanager
 def restartable_postgres(data_dir: Path) -> Iterator[RestartablePostgres]:
-    """A fresh server in `data_dir`, stopped for good when the block ends."""
+    """A fresh server in `data_dir`, stopped when the block ends (whether or not restarted)."""
     server = get_server(data_dir, cleanup_mode="stop")
     # postmaster.pid's fifth line is the socket directory the server was started with.
     socket_dir = (data_dir / "postmaster.pid").read_text().splitlines()[4]
@@ -60,6 +60,7 @@ def restartable_postgres(data_dir: Path) -> Iterator[RestartablePostgres]:
     try:
         yield pg
     finally:
-        if not pg.running:
-            pg.start()
+        # pixeltable's cleanup stops only the postmaster it started, not one pg_ctl restarted.
+        if pg.running:
+            pg.stop()
         server.cleanup()
