@@ -91,7 +91,7 @@ def sqlalchemy_url(url: str) -> str:
 def _stat_ticks(pid: int, *, with_reaped: bool) -> int:
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # the process exited meanwhile
         return 0
     # After the command: state is fields[0]; utime, stime, cutime, cstime are 11..14.
     ticks = int(fields[11]) + int(fields[12])
@@ -103,7 +103,7 @@ def _children(parent: int) -> list[int]:
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
-        with contextlib.suppress(FileNotFoundError, IndexError):
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError, IndexError):
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
             if int(fields[1]) == parent:
                 found.append(int(entry.name))
