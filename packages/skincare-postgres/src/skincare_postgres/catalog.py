@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from psycopg.rows import class_row, kwargs_row
+
 from skincare_core.shop.models import CartLine, Product, User
 from skincare_postgres.driver import Driver
 
@@ -32,11 +34,15 @@ _CHECK_OUT = (
     " AS line(product_id, quantity) WHERE products.id = line.product_id RETURNING 1)"
     " DELETE FROM cart_items WHERE user_id = %(user_id)s"
 )
+_USER_ROW = class_row(User)
+_PRODUCT_ROW = class_row(Product)
 
 
-def product_of(row: Sequence[Any]) -> Product:
-    """A Product from a row that starts with the products columns, in table order."""
-    return Product(row[0], row[1], row[2], row[3], row[4])
+def _cart_line(*, quantity: int, **product: Any) -> CartLine:
+    return CartLine(product=Product(**product), quantity=quantity)
+
+
+_CART_LINE_ROW = kwargs_row(_cart_line)
 
 
 class PostgresUsers:
@@ -47,8 +53,8 @@ class PostgresUsers:
 
     async def get(self, user_id: int) -> User | None:
         """The user, or None."""
-        rows = await self._driver.rows(_USER, {"user_id": user_id})
-        return User(*rows[0]) if rows else None
+        found = await self._driver.rows(_USER, {"user_id": user_id}, _USER_ROW)
+        return found[0] if found else None
 
 
 class PostgresProducts:
@@ -59,12 +65,12 @@ class PostgresProducts:
 
     async def list(self) -> list[Product]:
         """Every product, by id."""
-        return [product_of(row) for row in await self._driver.rows(_PRODUCTS, {})]
+        return await self._driver.rows(_PRODUCTS, {}, _PRODUCT_ROW)
 
     async def get(self, product_id: int) -> Product | None:
         """One product, or None."""
-        rows = await self._driver.rows(_PRODUCT, {"product_id": product_id})
-        return product_of(rows[0]) if rows else None
+        found = await self._driver.rows(_PRODUCT, {"product_id": product_id}, _PRODUCT_ROW)
+        return found[0] if found else None
 
 
 class PostgresCarts:
@@ -76,8 +82,7 @@ class PostgresCarts:
     async def lines(self, user_id: int, *, lock_products: bool = False) -> list[CartLine]:
         """The cart by product id; `lock_products` locks the product rows FOR UPDATE in id order."""
         query = _LINES_LOCKED if lock_products else _LINES
-        rows = await self._driver.rows(query, {"user_id": user_id})
-        return [CartLine(product_of(row), row[5]) for row in rows]
+        return await self._driver.rows(query, {"user_id": user_id}, _CART_LINE_ROW)
 
     async def set_quantity(self, user_id: int, product_id: int, quantity: int) -> None:
         """Set a line's quantity; 0 removes it."""

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from typing import Any
+from typing import LiteralString
 
 import anyio
 import psycopg
-from psycopg.rows import TupleRow
+from psycopg.rows import AsyncRowFactory, TupleRow, tuple_row
 
 from skincare_postgres.errors import is_unavailable, unavailable_as_error
+from skincare_postgres.execution import Params, Row, fetch
 
 Setup = Callable[[psycopg.AsyncConnection[TupleRow]], Awaitable[None]]
 
@@ -41,17 +42,22 @@ class DedicatedConnection:
                     self._conn = await self._connect()
             return self._conn
 
-    async def fetch(self, query: Any, params: dict[str, Any]) -> list[TupleRow]:
-        """Run one autocommit statement; the rows it returned ([] for none)."""
+    async def rows(
+        self, sql: LiteralString, params: Params, row: AsyncRowFactory[Row]
+    ) -> list[Row]:
+        """Run one autocommit statement; the rows it returned, built by `row` ([] for none)."""
         conn = await self.get()
         try:
             with unavailable_as_error():
-                cursor = await conn.execute(query, params)
-                return await cursor.fetchall() if cursor.description else []
+                return await fetch(conn, sql, params, row)
         except BaseException:
             # A failed or cancelled statement may leave the connection mid-protocol.
             await self.close()
             raise
+
+    async def run(self, sql: LiteralString, params: Params) -> None:
+        """Run one autocommit statement whose rows, if any, the caller does not need."""
+        await self.rows(sql, params, tuple_row)
 
     async def close(self) -> None:
         """Close the connection; the next use opens a new one."""

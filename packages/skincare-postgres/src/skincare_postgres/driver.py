@@ -1,39 +1,80 @@
-"""Plain psycopg beneath a unit of work's SQLAlchemy connection: how the repositories run SQL.
+"""Plain psycopg on the engine's pooled connections: the unit of work's and the one-off path.
 
 SQLAlchemy's async layer costs about 0.25 ms of Python per statement (greenlet hop, compiled
 cache lookup, result wrapping), and checkout and the cart run five statements per request on
-a two-core machine shared with the database. The statements run on the same psycopg
-connection, so they are in the unit of work's transaction and its commit or rollback.
+a two-core machine shared with the database. So SQLAlchemy lends the pooled connection (and
+its transaction, for a unit of work) and the statements run on the psycopg connection under it.
 """
 
 from __future__ import annotations
 
 from typing import Any, LiteralString, cast
 
+import anyio
 import psycopg
-from sqlalchemy.ext.asyncio import AsyncConnection
+from psycopg.rows import AsyncRowFactory, tuple_row
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-Params = dict[str, Any]
+from skincare_postgres.errors import is_unavailable, unavailable_as_error
+from skincare_postgres.execution import Params, Row, fetch
 
 
 class Driver:
-    """Runs SQL (psycopg `%(name)s` placeholders) on the connection under `conn`."""
+    """Runs SQL in the transaction of the unit of work's connection `conn`."""
 
     def __init__(self, conn: AsyncConnection) -> None:
         self._conn = conn
-        self._driver: psycopg.AsyncConnection[tuple[Any, ...]] | None = None
+        self._driver: psycopg.AsyncConnection[Any] | None = None
 
-    async def rows(self, sql: LiteralString, params: Params) -> list[tuple[Any, ...]]:
-        """Every row the statement returns."""
-        cursor = await (await self._connection()).execute(sql, params)
-        return await cursor.fetchall()
+    async def rows(
+        self, sql: LiteralString, params: Params, row: AsyncRowFactory[Row]
+    ) -> list[Row]:
+        """Every row the statement returns, built by `row` from the column names."""
+        if self._driver is None:
+            self._driver = await psycopg_connection(self._conn)
+        return await fetch(self._driver, sql, params, row)
+
+    async def returned_row(self, sql: LiteralString, params: Params) -> bool:
+        """Whether the statement (`... RETURNING 1`, `SELECT 1 ...`) returned a row."""
+        return bool(await self.rows(sql, params, tuple_row))
 
     async def run(self, sql: LiteralString, params: Params) -> None:
         """Run a statement that returns nothing the caller needs."""
-        await (await self._connection()).execute(sql, params)
+        await self.rows(sql, params, tuple_row)
 
-    async def _connection(self) -> psycopg.AsyncConnection[tuple[Any, ...]]:
-        if self._driver is None:
-            proxied = await self._conn.get_raw_connection()
-            self._driver = cast(psycopg.AsyncConnection[tuple[Any, ...]], proxied.driver_connection)
-        return self._driver
+
+class Autocommit:
+    """One statement per pooled connection, committed on its own and durably."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine.execution_options(isolation_level="AUTOCOMMIT")
+
+    async def rows(
+        self, sql: LiteralString, params: Params, row: AsyncRowFactory[Row]
+    ) -> list[Row]:
+        """Every row the statement returns, built by `row`; DatabaseUnavailable when down."""
+        with unavailable_as_error():
+            async with self._engine.connect() as conn:
+                try:
+                    return await fetch(await psycopg_connection(conn), sql, params, row)
+                except BaseException as error:
+                    await _discard_if_broken(conn, error)
+                    raise
+
+    async def run(self, sql: LiteralString, params: Params) -> None:
+        """Run a statement that returns nothing the caller needs."""
+        await self.rows(sql, params, tuple_row)
+
+
+async def psycopg_connection(conn: AsyncConnection) -> psycopg.AsyncConnection[Any]:
+    """The psycopg connection under a SQLAlchemy one."""
+    proxied = await conn.get_raw_connection()
+    return cast(psycopg.AsyncConnection[Any], proxied.driver_connection)
+
+
+async def _discard_if_broken(conn: AsyncConnection, error: BaseException) -> None:
+    # SQLAlchemy did not run the statement, so it cannot tell a lost or cancelled connection
+    # from a good one: invalidate it here, or the pool would hand it out again.
+    if is_unavailable(error) or not isinstance(error, Exception):
+        with anyio.CancelScope(shield=True):
+            await conn.invalidate()

@@ -1,4 +1,8 @@
-"""An async engine with the timeouts that turn a dead database into an error, not a hang."""
+"""An async engine with the timeouts that turn a dead database into an error, not a hang.
+
+SQLAlchemy earns its place here as the connection pool (and the unit of work's transaction on a
+pooled connection); the statements themselves run on psycopg (see `execution.py`).
+"""
 
 from __future__ import annotations
 

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, LiteralString
+from typing import LiteralString
 
 import psycopg
+from psycopg.rows import DictRow, class_row, dict_row
 
 from skincare_core.shop.errors import DuplicateIdempotencyKey
 from skincare_core.shop.models import NewOrder, Order, OrderItem, OrderStatus, PaymentStatus
 from skincare_postgres.constraints import violated_constraint
-from skincare_postgres.driver import Driver, Params
+from skincare_postgres.driver import Driver
+from skincare_postgres.execution import Params
 
 _IDEMPOTENCY_KEY = "uq_orders_user_id_idempotency_key"
 _COLUMNS = "id, order_number, user_id, status, payment_status, total_rupiah, created_at"
@@ -43,6 +44,7 @@ _MARK_PAID = (
     "UPDATE orders SET status = %(paid)s, payment_status = %(payment_paid)s, updated_at = now()"
     " WHERE id = %(order_id)s AND status = %(pending)s RETURNING 1"
 )
+_ITEM_ROW = class_row(OrderItem)
 
 
 class PostgresOrders:
@@ -75,12 +77,12 @@ class PostgresOrders:
             "prices": [item.unit_price_rupiah for item in order.items],
         }
         try:
-            rows = await self._driver.rows(_INSERT_ORDER_WITH_ITEMS, params)
+            [row] = await self._driver.rows(_INSERT_ORDER_WITH_ITEMS, params, dict_row)
         except psycopg.IntegrityError as error:
             if violated_constraint(error) == _IDEMPOTENCY_KEY:
                 raise DuplicateIdempotencyKey(order.idempotency_key) from error
             raise
-        return _order_of(rows[0], order.items)
+        return _order_of(row, order.items)
 
     async def mark_paid(self, order_id: int) -> bool:
         """Move `pending -> paid` (payment_status paid); False if it was not pending."""
@@ -90,25 +92,24 @@ class PostgresOrders:
             "payment_paid": PaymentStatus.PAID.value,
             "pending": OrderStatus.PENDING.value,
         }
-        return bool(await self._driver.rows(_MARK_PAID, params))
+        return await self._driver.returned_row(_MARK_PAID, params)
 
     async def _one(self, query: LiteralString, params: Params) -> Order | None:
-        rows = await self._driver.rows(query, params)
-        if not rows:
+        found = await self._driver.rows(query, params, dict_row)
+        if not found:
             return None
-        items = await self._driver.rows(_ITEMS, {"order_id": rows[0][0]})
-        return _order_of(rows[0], tuple(OrderItem(*item) for item in items))
+        items = await self._driver.rows(_ITEMS, {"order_id": found[0]["id"]}, _ITEM_ROW)
+        return _order_of(found[0], tuple(items))
 
 
-def _order_of(row: Sequence[Any], items: tuple[OrderItem, ...]) -> Order:
-    order_id, number, user_id, status, payment_status, total, created_at = row
+def _order_of(row: DictRow, items: tuple[OrderItem, ...]) -> Order:
     return Order(
-        order_id,
-        number,
-        user_id,
-        OrderStatus(status),
-        PaymentStatus(payment_status),
-        total,
-        items,
-        created_at,
+        id=row["id"],
+        order_number=row["order_number"],
+        user_id=row["user_id"],
+        status=OrderStatus(row["status"]),
+        payment_status=PaymentStatus(row["payment_status"]),
+        total_rupiah=row["total_rupiah"],
+        items=items,
+        created_at=row["created_at"],
     )

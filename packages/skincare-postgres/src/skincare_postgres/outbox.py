@@ -4,14 +4,8 @@ from __future__ import annotations
 
 from skincare_core.jobs.codec import encode_job
 from skincare_core.jobs.job import Job
+from skincare_postgres import jobs_sql as sql
 from skincare_postgres.driver import Driver
-
-# NOTIFY inside a transaction is delivered only when it commits, like the row itself.
-_INSERT_AND_NOTIFY = (
-    "WITH added AS (INSERT INTO jobs (id, type, body)"
-    " VALUES (%(id)s, %(type)s, %(body)s) RETURNING 1)"
-    " SELECT pg_notify(%(channel)s, '') FROM added"
-)
 
 
 class PostgresOutbox:
@@ -25,4 +19,4 @@ class PostgresOutbox:
         """Queue `job` if, and only if, this transaction commits; JobTooLarge at once."""
         body = encode_job(job)
         params = {"id": job.id, "type": job.type, "body": body, "channel": self._channel}
-        await self._driver.run(_INSERT_AND_NOTIFY, params)
+        await self._driver.run(sql.OUTBOX_ADD, params)

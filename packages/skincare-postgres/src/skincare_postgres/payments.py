@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
+
+from psycopg.rows import class_row, kwargs_row
 
 from skincare_core.shop.errors import AlreadyNotified
 from skincare_core.shop.models import (
@@ -45,6 +48,14 @@ _ADD_INVOICE = (
 )
 
 
+def _payment(*, status: str, **columns: Any) -> Payment:
+    return Payment(status=PaymentStatus(status), **columns)
+
+
+_PAYMENT_ROW = kwargs_row(_payment)
+_INVOICE_ROW = class_row(InvoiceRecord)
+
+
 class PostgresPayments:
     """Payment events, unique by event id (partial unique index payments_event_id_idx)."""
 
@@ -59,16 +70,13 @@ class PostgresPayments:
             "status": PaymentStatus.PENDING.value,
             "amount_rupiah": event.amount_rupiah,
         }
-        return bool(await self._driver.rows(_ADD_EVENT, params))
+        return await self._driver.returned_row(_ADD_EVENT, params)
 
     async def get(self, event_id: str, *, for_update: bool = False) -> Payment | None:
         """The payment, or None; `for_update` locks its row."""
         query = _PAYMENT_FOR_UPDATE if for_update else _PAYMENT
-        rows = await self._driver.rows(query, {"event_id": event_id})
-        if not rows:
-            return None
-        event, order_id, status, amount, paid_at = rows[0]
-        return Payment(event, order_id, PaymentStatus(status), amount, paid_at)
+        found = await self._driver.rows(query, {"event_id": event_id}, _PAYMENT_ROW)
+        return found[0] if found else None
 
     async def mark_paid(self, event_id: str, paid_at: datetime) -> None:
         """Record the event as applied."""
@@ -84,14 +92,13 @@ class PostgresNotifications:
 
     async def is_notified(self, order_id: int, kind: NotificationType) -> bool:
         """Whether this notification was recorded."""
-        return bool(
-            await self._driver.rows(_IS_NOTIFIED, {"order_id": order_id, "kind": kind.value})
-        )
+        params = {"order_id": order_id, "kind": kind.value}
+        return await self._driver.returned_row(_IS_NOTIFIED, params)
 
     async def mark_notified(self, order_id: int, kind: NotificationType, sent_at: datetime) -> None:
         """Record it; AlreadyNotified if it already was (the transaction stays usable)."""
         params = {"order_id": order_id, "kind": kind.value, "sent_at": sent_at}
-        if not await self._driver.rows(_MARK_NOTIFIED, params):
+        if not await self._driver.returned_row(_MARK_NOTIFIED, params):
             raise AlreadyNotified(f"order {order_id} already got {kind.value}")
 
 
@@ -103,8 +110,8 @@ class PostgresInvoices:
 
     async def get(self, order_id: int) -> InvoiceRecord | None:
         """The invoice record, or None."""
-        rows = await self._driver.rows(_INVOICE, {"order_id": order_id})
-        return InvoiceRecord(*rows[0]) if rows else None
+        found = await self._driver.rows(_INVOICE, {"order_id": order_id}, _INVOICE_ROW)
+        return found[0] if found else None
 
     async def add(self, record: InvoiceRecord) -> None:
         """Record the invoice; a second record for the order is a no-op."""

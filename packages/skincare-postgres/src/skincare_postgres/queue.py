@@ -1,40 +1,39 @@
-"""PostgresQueue: the jobs table as a leased queue, its dead letters, and the outbox storage."""
+"""PostgresQueue: the jobs table as a leased queue, its dead letters, and the outbox storage.
+
+Claims and settles run on two psycopg connections of its own (tuned for the hot path, below);
+enqueues and the dead letters borrow a connection from the engine's pool. The statements are
+in `jobs_sql.py`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import timedelta
 from types import TracebackType
-from typing import Any
+from typing import Any, LiteralString
 
 import anyio
-from sqlalchemy import text
+from psycopg.rows import class_row, dict_row
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.codec import decode_job, encode_job
 from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import Job, Message
-from skincare_postgres import queue_sql as q
+from skincare_postgres import jobs_sql as sql
 from skincare_postgres.acks import AckBatcher
 from skincare_postgres.connection import DedicatedConnection
 from skincare_postgres.dead_letters import PostgresDeadLetters
 from skincare_postgres.engine import libpq_conninfo
-from skincare_postgres.errors import unavailable_as_error
 from skincare_postgres.listener import JobListener
 from skincare_postgres.schema import JOBS_CHANNEL
 
-_ENQUEUE = text(
-    "WITH added AS (INSERT INTO jobs (id, type, body) "
-    "SELECT * FROM unnest(CAST(:ids AS text[]), CAST(:types AS text[]), CAST(:bodies AS text[])) "
-    "ON CONFLICT (id) DO NOTHING RETURNING 1) "
-    "SELECT pg_notify(:channel, '') FROM (SELECT 1 FROM added LIMIT 1) AS any_added"
-)
 # Lease bookkeeping may lose its last instant on a server crash: the job then runs again,
-# which at-least-once delivery allows. Enqueues stay fully durable (they use the engine).
+# which at-least-once delivery allows. Enqueues stay fully durable (pooled connections).
 # psycopg prepares a statement on its 5th run and the server may then keep a generic plan made
 # while the table was tiny (a seq scan + sort): once a backlog grows, every claim scanned the
 # whole table (135 ms at 200,000 rows) and the soak collapsed. Planning each run costs ~0.1 ms.
 _HOT_PATH_SETTINGS = {"synchronous_commit": "off", "plan_cache_mode": "force_custom_plan"}
+_CLAIMED = class_row(sql.Claimed)
 
 
 class PostgresQueue(PostgresDeadLetters):
@@ -96,9 +95,7 @@ class PostgresQueue(PostgresDeadLetters):
             "bodies": bodies,
             "channel": self._channel,
         }
-        with unavailable_as_error():
-            async with self._engine.connect() as conn:
-                await conn.execute(_ENQUEUE, params)
+        await self._autocommit.run(sql.ENQUEUE, params)
 
     async def receive(self, max_messages: int = 1) -> list[Message]:
         """Lease up to `max_messages` jobs; idle, wait on NOTIFY up to the poll interval."""
@@ -117,15 +114,15 @@ class PostgresQueue(PostgresDeadLetters):
 
     async def nack(self, message: Message, delay: timedelta) -> None:
         """Make the job visible after `delay` if the receipt is live."""
-        await self._settle(q.NACK, message, delay=delay, channel=self._channel)
+        await self._settle(sql.NACK, message, delay=delay, channel=self._channel)
 
     async def extend(self, message: Message, visibility: timedelta) -> None:
         """Keep the lease for `visibility` more if the receipt is live."""
-        await self._settle(q.EXTEND, message, visibility=visibility)
+        await self._settle(sql.EXTEND, message, visibility=visibility)
 
     async def dead_letter(self, message: Message, reason: str) -> None:
         """Move the job to the dead letters with `reason` if the receipt is live."""
-        await self._settle(q.DEAD_LETTER, message, reason=reason)
+        await self._settle(sql.DEAD_LETTER, message, reason=reason)
 
     async def claim(self, limit: int) -> Sequence[tuple[str, Job]]:
         """OutboxStorage: lease up to `limit` jobs for the relay as (receipt, job)."""
@@ -134,30 +131,32 @@ class PostgresQueue(PostgresDeadLetters):
     async def mark_sent(self, handles: Sequence[str]) -> None:
         """OutboxStorage: the relay sent these jobs on; delete them."""
         if handles:
-            await self._settles.fetch(q.MARK_SENT, {"receipts": list(handles)})
+            await self._settles.run(sql.MARK_SENT, {"receipts": list(handles)})
 
     async def _claim(self, limit: int) -> list[Message]:
         params = {"visibility": self._visibility, "limit": limit}
-        rows = await self._claims.fetch(q.CLAIM, params)
         messages = []
-        for job_id, body, attempts, receipt in rows:
+        for row in await self._claims.rows(sql.CLAIM, params, _CLAIMED):
             try:
-                messages.append(Message(receipt, decode_job(body), attempts))
+                job = decode_job(row.body)
             except InvalidJob as error:
-                await self._settles.fetch(q.BURY_UNREADABLE, {"id": job_id, "reason": str(error)})
+                await self._settles.run(sql.BURY_UNREADABLE, {"id": row.id, "reason": str(error)})
+                continue
+            messages.append(Message(receipt=row.receipt, job=job, attempts=row.attempts))
         return messages
 
     async def _until_next_visible(self) -> float:
-        [(seconds,)] = await self._claims.fetch(q.NEXT_VISIBLE, {})
+        [row] = await self._claims.rows(sql.NEXT_VISIBLE, {}, dict_row)
+        seconds = row["seconds"]
         # A visible row we could not claim is being leased by someone else right now.
         return self._poll if seconds is None else max(float(seconds), 0.005)
 
     async def _delete(self, items: Sequence[tuple[str, str]]) -> None:
         params = {"ids": [i for i, _ in items], "receipts": [r for _, r in items]}
-        await self._settles.fetch(q.ACK, params)
+        await self._settles.run(sql.ACK, params)
 
-    async def _settle(self, statement: str, message: Message, **params: Any) -> None:
-        await self._settles.fetch(
+    async def _settle(self, statement: LiteralString, message: Message, **params: Any) -> None:
+        await self._settles.run(
             statement, {"id": message.job.id, "receipt": message.receipt, **params}
         )
 

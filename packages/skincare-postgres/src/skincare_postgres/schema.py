@@ -1,4 +1,8 @@
-"""The shop's tables as SQLAlchemy Core `Table`s; migrations create exactly these."""
+"""The shop's tables as SQLAlchemy Core `Table`s; migrations create exactly these.
+
+This metadata serves Alembic (and tests and seeding that insert rows); the adapters' statements
+are plain SQL beside the code that runs them (`jobs_sql.py`, the repository modules).
+"""
 
 from __future__ import annotations
 

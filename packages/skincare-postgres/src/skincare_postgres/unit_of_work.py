@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from types import TracebackType
 
-from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from skincare_postgres.catalog import PostgresCarts, PostgresProducts, PostgresUsers
-from skincare_postgres.driver import Driver
+from skincare_postgres.driver import Autocommit, Driver
 from skincare_postgres.errors import DatabaseUnavailable, is_unavailable, unavailable_as_error
 from skincare_postgres.orders import PostgresOrders
 from skincare_postgres.outbox import PostgresOutbox
@@ -22,15 +21,14 @@ class PostgresDatabase:
     def __init__(self, engine: AsyncEngine, *, channel: str = JOBS_CHANNEL) -> None:
         self.engine = engine
         self._channel = channel
+        self._autocommit = Autocommit(engine)
 
     def __call__(self) -> PostgresUnitOfWork:
         return PostgresUnitOfWork(self.engine, channel=self._channel)
 
     async def ping(self) -> None:
         """Return when the database answers; DatabaseUnavailable when it does not."""
-        with unavailable_as_error():
-            async with self.engine.connect() as conn:
-                await conn.execute(text("SELECT 1"))
+        await self._autocommit.run("SELECT 1", {})
 
 
 class PostgresUnitOfWork:
