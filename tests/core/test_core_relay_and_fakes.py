@@ -27,6 +27,7 @@ class ListOutbox:
         self.rows = {str(n): job for n, job in enumerate(jobs)}
         self.claim_failures = claim_failures
         self.drained = anyio.Event()
+        self.released: list[str] = []
 
     async def claim(self, limit: int) -> Sequence[tuple[str, Job]]:
         if self.claim_failures:
@@ -39,6 +40,9 @@ class ListOutbox:
             del self.rows[handle]
         if not self.rows:
             self.drained.set()
+
+    async def release(self, handles: Sequence[str]) -> None:
+        self.released += handles
 
 
 class BrokenSink:
@@ -65,6 +69,7 @@ async def test_relay_once_leaves_jobs_unmarked_when_the_sink_fails() -> None:
     with pytest.raises(ConnectionError):
         await OutboxRelay(storage=storage, sink=BrokenSink()).relay_once()
     assert len(storage.rows) == 1
+    assert storage.released == ["0"]
 
 
 async def test_relay_run_survives_errors_and_stops_when_cancelled(

@@ -106,3 +106,38 @@ async def _receive_until(queue: SqsQueue, count: int, within: float) -> list[Any
             got += await queue.receive(10)
             await anyio.sleep(0.05)
     return got
+
+
+@pytest.mark.slow
+async def test_a_failed_send_releases_its_rows_so_the_backlog_moves_soon_after_sqs_returns(
+    moto: RestartableMoto, engine: AsyncEngine, moto_endpoint: str
+) -> None:
+    # The production lease (30 s) and relay pauses: before the fix, rows whose send failed
+    # waited out the whole lease, so even a 5 s outage made e-mails 30 s late.
+    client = boto3.client(
+        "sqs",
+        endpoint_url=f"http://127.0.0.1:{moto.port}",
+        config=Config(connect_timeout=1, read_timeout=5, retries={"max_attempts": 1}),
+    )
+    urls = ensure_queues(client, f"release-{uuid.uuid4().hex[:8]}", visibility_timeout=30)
+    sqs = SqsQueue(client, queue_url=urls.queue_url, dlq_url=urls.dlq_url, wait_time_seconds=0)
+    db = PostgresDatabase(engine)
+    jobs = [new_job("relayed", n=str(n)) for n in range(25)]
+    moto.stop()
+    lease = timedelta(seconds=30)
+    async with (
+        PostgresQueue(engine, visibility_timeout=lease) as outbox,
+        anyio.create_task_group() as tg,
+    ):
+        tg.start_soon(OutboxRelay(storage=outbox, sink=sqs).run)
+        for job in jobs:
+            async with db() as uow:
+                await uow.outbox.add(job)
+        await anyio.sleep(5)
+        moto.start()
+        returned = anyio.current_time()
+        received = await _receive_until(sqs, len(jobs), within=25)
+        moved_after = anyio.current_time() - returned
+        tg.cancel_scope.cancel()
+    assert sorted(m.job.id for m in received) == sorted(job.id for job in jobs)
+    assert moved_after < 2.0, f"the backlog moved {moved_after:.1f} s after SQS returned"

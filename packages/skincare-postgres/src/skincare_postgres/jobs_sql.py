@@ -40,6 +40,11 @@ ACK = "DELETE FROM jobs WHERE id = ANY(%(ids)s) AND receipt = ANY(%(receipts)s::
 
 MARK_SENT = "DELETE FROM jobs WHERE receipt = ANY(%(receipts)s::uuid[])"
 
+RELEASE = """
+UPDATE jobs SET available_at = now(), receipt = NULL, lease_expires_at = NULL
+WHERE receipt = ANY(%(receipts)s::uuid[])
+"""
+
 NACK = """
 WITH moved AS (
     UPDATE jobs SET available_at = now() + %(delay)s, receipt = NULL, lease_expires_at = NULL

@@ -133,6 +133,11 @@ class PostgresQueue(PostgresDeadLetters):
         if handles:
             await self._settles.run(sql.MARK_SENT, {"receipts": list(handles)})
 
+    async def release(self, handles: Sequence[str]) -> None:
+        """OutboxStorage: the relay could not send these jobs; claimable again at once."""
+        if handles:
+            await self._settles.run(sql.RELEASE, {"receipts": list(handles)})
+
     async def _claim(self, limit: int) -> list[Message]:
         params = {"visibility": self._visibility, "limit": limit}
         messages = []

@@ -88,3 +88,6 @@ class OutboxStorage(Protocol):
 
     async def mark_sent(self, handles: Sequence[str]) -> None:
         """These jobs reached the queue."""
+
+    async def release(self, handles: Sequence[str]) -> None:
+        """These claimed jobs were not sent: claimable again at once, not after their lease."""

@@ -35,9 +35,24 @@ class OutboxRelay:
         claimed = await self._storage.claim(self._batch)
         if not claimed:
             return 0
-        await self._sink.enqueue_many([job for _, job in claimed])
-        await self._storage.mark_sent([handle for handle, _ in claimed])
+        handles = [handle for handle, _ in claimed]
+        try:
+            await self._sink.enqueue_many([job for _, job in claimed])
+        except BaseException:
+            # Waiting out the claim's lease would delay every job of the batch by it once the
+            # queue is back; some may have been sent (a resend is harmless: handlers are
+            # idempotent).
+            with anyio.CancelScope(shield=True):
+                await self._release(handles)
+            raise
+        await self._storage.mark_sent(handles)
         return len(claimed)
+
+    async def _release(self, handles: list[str]) -> None:
+        try:
+            await self._storage.release(handles)
+        except Exception as exc:
+            logger.error("outbox.release_failed", extra={"count": len(handles), "error": repr(exc)})
 
     async def run(self) -> None:
         """Relay until cancelled; errors (queue unreachable) are logged and retried."""
