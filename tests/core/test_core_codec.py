@@ -8,11 +8,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skincare_core.jobs.codec import MAX_JOB_BYTES, decode_job, encode_job
+from skincare_core.jobs.codec import MAX_JOB_BYTES, converter, decode_job, encode_job
 from skincare_core.jobs.errors import InvalidJob, JobTooLarge, PermanentJobError
 from skincare_core.jobs.job import Job, new_job
 
 text = st.text(min_size=1, max_size=20)
+# Any code point, lone surrogates included, which plain st.text() never draws.
+any_chars = st.characters(exclude_categories=()) | st.characters(
+    min_codepoint=0xD800, max_codepoint=0xDFFF
+)
+odd_text = st.text(any_chars, max_size=8)
+
+
+def _is_text(value: str) -> bool:
+    return not any(0xD800 <= ord(c) <= 0xDFFF for c in value)
 
 
 @given(text, text, st.dictionaries(st.text(max_size=10), st.text(max_size=30), max_size=5))
@@ -20,6 +29,62 @@ def test_any_job_round_trips(job_id: str, job_type: str, payload: dict[str, str]
     job = Job(job_id, job_type, payload)
     assert decode_job(encode_job(job)) == job
     assert decode_job(encode_job(job).encode()) == job
+
+
+@given(odd_text, odd_text, st.dictionaries(odd_text, odd_text, max_size=3))
+def test_encode_and_decode_accept_the_same_jobs(
+    job_id: str, job_type: str, payload: dict[str, str]
+) -> None:
+    job = Job(job_id or "i", job_type or "t", payload)
+    strings = [job.id, job.type, *payload, *payload.values()]
+    if all(map(_is_text, strings)):
+        assert decode_job(encode_job(job)) == job
+    else:
+        with pytest.raises(InvalidJob, match="lone surrogate"):
+            encode_job(job)
+    # The same job written as JSON escapes, as a third party would send it.
+    escaped = json.dumps({"id": job.id, "type": job.type, "payload": payload})
+    if all(map(_is_text, strings)):
+        assert decode_job(escaped) == job
+    else:
+        with pytest.raises(InvalidJob, match="lone surrogate"):
+            decode_job(escaped)
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (
+            '{"id": "\\ud800", "type": "t"}',
+            r"lone surrogate '\\ud800' at index 0 is not text @ \$.id",
+        ),
+        (
+            '{"id": "1", "type": "t", "payload": {"k": "a\\udfff"}}',
+            r".* at index 1 is not text @ \$.payload",
+        ),
+        ("[1]", "expected a JSON object, got an array"),
+        ("true", "expected a JSON object, got a boolean"),
+        ('{"id": "1"}', r"required field missing @ \$.type"),
+        ('{"id": 1, "type": "t"}', r"expected a string, got int @ \$.id"),
+        ('{"id": "1", "type": "t", "x": 1}', r"extra fields found \(x\) @ \$"),
+    ],
+)
+def test_an_invalid_body_says_what_is_wrong_and_where(body: str, reason: str) -> None:
+    with pytest.raises(InvalidJob, match=f"^not a valid job: {reason}$"):
+        decode_job(body)
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+def test_a_body_over_the_limit_is_an_invalid_job_before_it_is_parsed(extra: int) -> None:
+    fits = Job("j", "t", {"x": "a" * (MAX_JOB_BYTES - overhead() + extra)})
+    body = json.dumps(converter.unstructure(fits), separators=(",", ":"))
+    if extra:
+        with pytest.raises(InvalidJob, match=f"is {MAX_JOB_BYTES + 1} bytes, over the"):
+            decode_job(body)
+        with pytest.raises(InvalidJob, match="over the"):
+            decode_job(body.encode())
+    else:
+        assert decode_job(body) == fits
 
 
 def test_encoding_is_compact_json() -> None:

@@ -1,4 +1,9 @@
-"""The JSON wire format of a job, on one cattrs converter, with the 256 KiB limit of SQS."""
+"""The JSON wire format of a job, on one cattrs converter, with the 256 KiB limit of SQS.
+
+Encoding and decoding accept the same jobs: at most MAX_JOB_BYTES of UTF-8, every string valid
+Unicode text (a lone surrogate such as "\\ud800" is not). A body breaking either rule is an
+InvalidJob whose message says why in one printable line.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +11,22 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from cattrs import transform_error
 from cattrs.preconf.json import make_converter
+from cattrs.v import format_exception
 
 from skincare_core.jobs.errors import InvalidJob, JobTooLarge
 from skincare_core.jobs.job import Job
 
 MAX_JOB_BYTES = 256 * 1024
+_INVALID = "not a valid job: "
+_JSON_TYPES = {
+    list: "an array",
+    str: "a string",
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+}
 
 converter = make_converter(forbid_extra_keys=True)
 converter.register_structure_hook_func(
@@ -21,10 +36,20 @@ converter.register_structure_hook_func(
 converter.register_structure_hook(str, lambda v, _: _string(v))
 
 
+def _text(value: str) -> str:
+    if not value.isascii():
+        try:
+            value.encode()
+        except UnicodeEncodeError as exc:
+            bad = ascii(value[exc.start])
+            raise InvalidJob(f"lone surrogate {bad} at index {exc.start} is not text") from None
+    return value
+
+
 def _string(value: Any) -> str:
     if not isinstance(value, str):
         raise InvalidJob(f"expected a string, got {type(value).__name__}")
-    return value
+    return _text(value)
 
 
 def _string_map(value: Any) -> dict[str, str]:
@@ -32,13 +57,21 @@ def _string_map(value: Any) -> dict[str, str]:
         isinstance(k, str) and isinstance(v, str) for k, v in value.items()
     ):
         raise InvalidJob("payload must be an object of string values")
-    return dict(value)
+    return {_text(k): _text(v) for k, v in value.items()}
+
+
+def _describe(exc: BaseException, kind: type | None) -> str:
+    return str(exc) if isinstance(exc, InvalidJob) else format_exception(exc, kind)
 
 
 def encode_job(job: Job) -> str:
-    """Encode a job as compact JSON; raise JobTooLarge past MAX_JOB_BYTES so no queue sees it."""
+    """Encode a job as compact JSON; raise JobTooLarge past MAX_JOB_BYTES so no queue sees it,
+    InvalidJob for a string that is not Unicode text."""
     text = json.dumps(converter.unstructure(job), separators=(",", ":"), ensure_ascii=False)
-    size = len(text.encode())
+    try:
+        size = len(text.encode())
+    except UnicodeEncodeError:
+        raise InvalidJob(f"job {job.id!a} holds a lone surrogate, which is not text") from None
     if size > MAX_JOB_BYTES:
         raise JobTooLarge(job.id, size)
     return text
@@ -46,13 +79,21 @@ def encode_job(job: Job) -> str:
 
 def decode_job(text: str | bytes) -> Job:
     """Decode a job; any malformed input raises InvalidJob with the reason."""
+    size = len(text) if isinstance(text, bytes) else len(text.encode(errors="surrogatepass"))
+    if size > MAX_JOB_BYTES:
+        raise InvalidJob(f"{_INVALID}body is {size} bytes, over the {MAX_JOB_BYTES}-byte limit")
     try:
         raw = json.loads(text)
+    except ValueError as exc:
+        raise InvalidJob(f"{_INVALID}{exc}") from exc
+    if not isinstance(raw, dict):
+        kind = "null" if raw is None else _JSON_TYPES.get(type(raw), type(raw).__name__)
+        raise InvalidJob(f"{_INVALID}expected a JSON object, got {kind}")
+    try:
         job = converter.structure(raw, Job)
-    except InvalidJob:
-        raise
     except Exception as exc:
-        raise InvalidJob(f"not a valid job: {exc}") from exc
+        reasons = transform_error(exc, format_exception=_describe)
+        raise InvalidJob(_INVALID + "; ".join(reasons)) from exc
     if not job.id or not job.type:
-        raise InvalidJob("job id and type must be non-empty strings")
+        raise InvalidJob(f"{_INVALID}job id and type must be non-empty strings")
     return job
