@@ -2,7 +2,8 @@
 purge.
 
 moto has no StartMessageMoveTask, so redrive is receive -> send to the source -> delete, which is
-safe to interrupt: a message leaves the DLQ only after the source queue has it.
+safe to interrupt: a message leaves the DLQ only after the source queue has it. Reading the DLQ
+stamps what the redrive policy moved (see `skincare_sqs.stamps`): a stamped copy replaces it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from typing import Any
 
 from skincare_core.jobs.ports import DeadLetter
 from skincare_sqs.calls import call
-from skincare_sqs.wire import attribute, dead_letter_of, job_of
+from skincare_sqs.moves import move
+from skincare_sqs.stamps import dead_letter_of, first_look_stamp, has_stamp, job_of
+from skincare_sqs.wire import Attributes, attribute, string
 
 SqsMessage = dict[str, Any]
 _BATCH = 10
@@ -40,15 +43,14 @@ class SqsDeadLetters:
         self, *, job_type: str | None = None, limit: int = 100
     ) -> builtins.list[DeadLetter]:
         """Dead jobs, oldest first; the messages are released again at once."""
-        messages = await self._take_all()
-        await self._release(messages)
+        messages = await self._stamp_or_release(await self._take_all())
         dead = sorted((dead_letter_of(m) for m in messages), key=lambda d: d.dead_at)
         return [d for d in dead if job_type is None or d.job.type == job_type][:limit]
 
     async def get(self, job_id: str) -> DeadLetter | None:
         """The dead job with this id: the DLQ is read until it turns up, then released again."""
-        messages = await self._take_all(until=lambda m: _job_id(m) == job_id)
-        await self._release(messages)
+        taken = await self._take_all(until=lambda m: _job_id(m) == job_id)
+        messages = await self._stamp_or_release(taken)
         found = [m for m in messages if _job_id(m) == job_id]
         return dead_letter_of(found[0]) if found else None
 
@@ -69,23 +71,38 @@ class SqsDeadLetters:
     async def _redrive_where(self, wanted: Callable[[SqsMessage], bool]) -> int:
         messages = await self._take_all()
         chosen = [m for m in messages if wanted(m)]
-        await self._release([m for m in messages if not wanted(m)])
+        await self._stamp_or_release([m for m in messages if not wanted(m)])
         for message in chosen:
             # A new message in the source queue: its receive count, so attempts, starts at 0.
-            await call(
-                self._client,
-                "send_message",
-                QueueUrl=self._queue_url,
-                MessageBody=message["Body"],
-                MessageAttributes=_job_attributes(message),
-            )
-            await call(
-                self._client,
-                "delete_message",
-                QueueUrl=self._dlq_url,
-                ReceiptHandle=message["ReceiptHandle"],
-            )
+            await self._move(message, _job_attributes(message), to_url=self._queue_url)
         return len(chosen)
+
+    async def _stamp_or_release(
+        self, messages: builtins.list[SqsMessage]
+    ) -> builtins.list[SqsMessage]:
+        """Stamped copies replace the unstamped messages; the rest are released. Returns the
+        messages as they now are in the DLQ."""
+        now_in_dlq, release = [], []
+        for message in messages:
+            stamp = None if has_stamp(message) else first_look_stamp(message)
+            if stamp is None:
+                release.append(message)
+                now_in_dlq.append(message)
+            else:
+                await self._move(message, stamp, to_url=self._dlq_url)
+                now_in_dlq.append({**message, "MessageAttributes": stamp, "Attributes": {}})
+        await self._release(release)
+        return now_in_dlq
+
+    async def _move(self, message: SqsMessage, attributes: Attributes, *, to_url: str) -> None:
+        await move(
+            self._client,
+            body=message["Body"],
+            attributes=attributes,
+            to_url=to_url,
+            from_url=self._dlq_url,
+            receipt=message["ReceiptHandle"],
+        )
 
     async def _take_all(
         self, *, until: Callable[[SqsMessage], bool] = lambda _: False
@@ -134,12 +151,12 @@ class SqsDeadLetters:
 
 
 def _job_id(message: SqsMessage) -> str:
-    return attribute(message, "job_id") or job_of(message).id
+    return job_of(message).id
 
 
-def _job_attributes(message: SqsMessage) -> dict[str, dict[str, str]]:
+def _job_attributes(message: SqsMessage) -> Attributes:
     return {
-        name: {"DataType": "String", "StringValue": value}
+        name: string(value)
         for name in ("job_id", "job_type")
         if (value := attribute(message, name)) is not None
     }

@@ -8,6 +8,7 @@ from typing import Any
 from attrs import frozen
 
 from skincare_sqs.calls import call_blocking as call
+from skincare_sqs.wire import MAX_MESSAGE_BYTES
 
 
 @frozen
@@ -23,9 +24,13 @@ def ensure_queues(
 ) -> QueueUrls:
     """Create `<name>-dlq` and `<name>` (redrive policy to the DLQ) unless they exist.
 
-    Blocking (boto3 in this thread): provisioning runs at startup, before any event loop work.
+    Both take SQS's largest messages, so a body of any size the source accepted still fits in
+    the DLQ with its stamp. Blocking (boto3 in this thread): provisioning runs at startup,
+    before any event loop work.
     """
+    largest = {"MaximumMessageSize": str(MAX_MESSAGE_BYTES)}
     dlq_url = call(client, "create_queue", QueueName=f"{name}-dlq")["QueueUrl"]
+    call(client, "set_queue_attributes", QueueUrl=dlq_url, Attributes=largest)
     arn_attrs = call(client, "get_queue_attributes", QueueUrl=dlq_url, AttributeNames=["QueueArn"])
     policy = {
         "deadLetterTargetArn": arn_attrs["Attributes"]["QueueArn"],
@@ -34,6 +39,7 @@ def ensure_queues(
     attributes = {
         "RedrivePolicy": json.dumps(policy),
         "VisibilityTimeout": str(visibility_timeout),
+        **largest,
     }
     queue_url = call(client, "create_queue", QueueName=name)["QueueUrl"]
     # Set, not passed to create_queue: CreateQueue fails when an existing queue's attributes

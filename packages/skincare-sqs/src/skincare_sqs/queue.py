@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import builtins
-import logging
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from skincare_core.jobs.codec import decode_job, encode_job
@@ -14,19 +13,20 @@ from skincare_core.jobs.job import Job, Message
 from skincare_core.jobs.ports import DeadLetter
 from skincare_sqs.acks import AckBatcher
 from skincare_sqs.calls import call, call_on_receipt
+from skincare_sqs.dead_lettering import DeadLettering
 from skincare_sqs.dead_letters import SqsDeadLetters
 from skincare_sqs.errors import SqsUnavailable
 from skincare_sqs.leases import Leases
-from skincare_sqs.wire import dead_attributes, job_attributes, receive_count, visibility_seconds
+from skincare_sqs.received import ReceivedBodies
+from skincare_sqs.wire import job_attributes, receive_count, visibility_seconds
 
-logger = logging.getLogger(__name__)
 _BATCH = 10
-_MAX_REASON = 4096
 
 
 class SqsQueue:
     """A source queue and its DLQ. Acks are batched; a receipt this process saw superseded
-    (SQS may still accept it) is ignored, and SQS's stale-receipt errors are swallowed."""
+    (SQS may still accept it) is ignored, and SQS's stale-receipt errors are swallowed.
+    Dead-lettering forwards the body as it was received, stamped with why and when."""
 
     def __init__(
         self,
@@ -44,6 +44,10 @@ class SqsQueue:
         self._wait = wait_time_seconds
         self._hold = visibility_seconds(dead_letter_hold)
         self._leases = Leases()
+        self._bodies = ReceivedBodies()
+        self._dead_lettering = DeadLettering(
+            client, queue_url=queue_url, dlq_url=dlq_url, leases=self._leases
+        )
         self._acks = AckBatcher(self._delete_batch, ack_linger.total_seconds())
         self._dead = SqsDeadLetters(
             client, queue_url=queue_url, dlq_url=dlq_url, hold_seconds=self._hold
@@ -92,6 +96,7 @@ class SqsQueue:
 
     async def ack(self, message: Message) -> None:
         """Delete the message (batched with concurrent acks)."""
+        self._bodies.pop(message.receipt)
         if self._leases.is_stale(message.receipt):
             return
         await self._acks.ack(message.receipt)
@@ -99,6 +104,7 @@ class SqsQueue:
 
     async def nack(self, message: Message, delay: timedelta) -> None:
         """Make the message visible again after `delay` (whole seconds, at most 12 h)."""
+        self._bodies.pop(message.receipt)
         await self._change_visibility(message.receipt, visibility_seconds(delay))
 
     async def extend(self, message: Message, visibility: timedelta) -> None:
@@ -106,14 +112,21 @@ class SqsQueue:
         await self._change_visibility(message.receipt, visibility_seconds(visibility))
 
     async def dead_letter(self, message: Message, reason: str) -> None:
-        """Send the job to the DLQ with reason and attempts, then delete it (live lease only)."""
+        """Send the body as received to the DLQ, stamped, then delete it (live lease only)."""
+        body = self._bodies.pop(message.receipt)
         # Holding the lease first proves the receipt is live; a stale one moves nothing.
         if not await self._change_visibility(message.receipt, self._hold):
             return
+        if body is None:  # received by another SqsQueue: the job is all there is
+            body = encode_job(message.job)
         message_id = self._leases.message_id(message.receipt) or ""
-        body = encode_job(message.job)
-        await self._move_to_dlq(
-            message.receipt, body, message.job, reason, message.attempts, message_id
+        await self._dead_lettering.move(
+            message.receipt,
+            body,
+            job_attributes(message.job),
+            reason=reason,
+            attempts=message.attempts,
+            message_id=message_id,
         )
 
     async def count(self) -> int:
@@ -148,13 +161,9 @@ class SqsQueue:
         try:
             job = decode_job(raw["Body"])
         except InvalidJob as exc:
-            logger.error(
-                "sqs.invalid_body", extra={"message_id": raw["MessageId"], "error": str(exc)}
-            )
-            await self._move_to_dlq(
-                receipt, raw["Body"], None, str(exc), attempts, raw["MessageId"]
-            )
+            await self._dead_lettering.reject(raw, str(exc))
             return None
+        self._bodies.keep(receipt, raw["Body"])
         return Message(receipt=receipt, job=job, attempts=attempts)
 
     async def _change_visibility(self, receipt: str, seconds: int) -> bool:
@@ -168,30 +177,6 @@ class SqsQueue:
             VisibilityTimeout=seconds,
         )
         return response is not None
-
-    async def _move_to_dlq(
-        self, receipt: str, body: str, job: Job | None, reason: str, attempts: int, message_id: str
-    ) -> None:
-        # Send first, delete second: an interruption in between leaves a copy, never a loss.
-        attributes = dead_attributes(
-            reason=reason[:_MAX_REASON],
-            attempts=attempts,
-            message_id=message_id,
-            now=datetime.now(UTC),
-        )
-        if job is not None:
-            attributes |= job_attributes(job)
-        await call(
-            self._client,
-            "send_message",
-            QueueUrl=self._dlq_url,
-            MessageBody=body,
-            MessageAttributes=attributes,
-        )
-        await call_on_receipt(
-            self._client, "delete_message", QueueUrl=self._queue_url, ReceiptHandle=receipt
-        )
-        self._leases.forget(receipt)
 
     async def _delete_batch(self, entries: builtins.list[dict[str, str]]) -> dict[str, Any]:
         return await call(

@@ -1,20 +1,22 @@
-"""SQS message attributes of jobs and dead letters, and reading them back."""
+"""SQS message attributes of jobs, and reading attributes back from received messages."""
 
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime, timedelta
+import re
+from datetime import timedelta
 from typing import Any
 
-from skincare_core.jobs.codec import decode_job
-from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import Job
-from skincare_core.jobs.ports import DeadLetter
 
-# A dead message whose body is not a job is listed under this type, its body as payload.
-INVALID_BODY_TYPE = "sqs.invalid_body"
-_POLICY_REASON = "redrive policy: received maxReceiveCount times without an ack"
 MAX_VISIBILITY_SECONDS = 12 * 60 * 60
+# SQS's largest message, body and attributes together (the queues are provisioned with it).
+MAX_MESSAGE_BYTES = 1024 * 1024
+_MAX_NAME_CHARS = 256
+# The characters SQS carries in bodies and attribute values; anything else is refused.
+_NOT_SQS_TEXT = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+Attributes = dict[str, dict[str, str]]
 
 
 def visibility_seconds(duration: timedelta) -> int:
@@ -22,31 +24,28 @@ def visibility_seconds(duration: timedelta) -> int:
     return min(max(math.ceil(duration.total_seconds()), 0), MAX_VISIBILITY_SECONDS)
 
 
-def _string(value: str) -> dict[str, str]:
-    return {"DataType": "String", "StringValue": value}
+def sqs_text(value: str) -> str:
+    """`value` with every character SQS refuses written as a Python escape (\\x00, \\ud800)."""
+    return _NOT_SQS_TEXT.sub(lambda found: ascii(found.group())[1:-1], value)
 
 
-def job_attributes(job: Job) -> dict[str, dict[str, str]]:
-    """Message attributes that name the job without decoding its body."""
-    return {"job_id": _string(job.id), "job_type": _string(job.type)}
+def string(value: str) -> dict[str, str]:
+    """A String attribute holding `value` as SQS can carry it."""
+    return {"DataType": "String", "StringValue": sqs_text(value)}
 
 
-def dead_attributes(
-    *, reason: str, attempts: int, message_id: str, now: datetime
-) -> dict[str, dict[str, str]]:
-    """Message attributes of a dead letter: why, after how many deliveries, from which message."""
+def job_attributes(job: Job) -> Attributes:
+    """Attributes that name the job without decoding its body (hints only: cut to 256 chars)."""
     return {
-        "reason": _string(reason or "no reason given"),
-        "attempts": {"DataType": "Number", "StringValue": str(attempts)},
-        "original_message_id": _string(message_id or "unknown"),
-        "dead_at": _string(now.isoformat()),
+        "job_id": string(job.id[:_MAX_NAME_CHARS]),
+        "job_type": string(job.type[:_MAX_NAME_CHARS]),
     }
 
 
 def attribute(message: dict[str, Any], name: str) -> str | None:
-    """A message attribute's string value, or None."""
-    value = message.get("MessageAttributes", {}).get(name)
-    return None if value is None else str(value["StringValue"])
+    """A String or Number attribute's value, or None (also for a Binary one)."""
+    value = message.get("MessageAttributes", {}).get(name, {}).get("StringValue")
+    return None if value is None else str(value)
 
 
 def receive_count(message: dict[str, Any]) -> int:
@@ -54,23 +53,10 @@ def receive_count(message: dict[str, Any]) -> int:
     return int(message.get("Attributes", {}).get("ApproximateReceiveCount", "1"))
 
 
-def job_of(message: dict[str, Any]) -> Job:
-    """The job in a message, or a stand-in holding the body when it is not a job."""
-    try:
-        return decode_job(message["Body"])
-    except InvalidJob:
-        original = attribute(message, "original_message_id") or message["MessageId"]
-        return Job(id=original, type=INVALID_BODY_TYPE, payload={"body": message["Body"]})
-
-
-def dead_letter_of(message: dict[str, Any]) -> DeadLetter:
-    """A DLQ message as a DeadLetter; one moved by the redrive policy has no reason attached."""
-    attempts = attribute(message, "attempts")
-    dead_at = attribute(message, "dead_at")
-    sent = int(message.get("Attributes", {}).get("SentTimestamp", "0")) / 1000
-    return DeadLetter(
-        job=job_of(message),
-        attempts=int(attempts) if attempts else receive_count(message) - 1,
-        error=attribute(message, "reason") or _POLICY_REASON,
-        dead_at=datetime.fromisoformat(dead_at) if dead_at else datetime.fromtimestamp(sent, UTC),
+def message_bytes(body: str, attributes: Attributes) -> int:
+    """A message's size as SQS counts it: the body and each attribute's name, type and value."""
+    sizes = (
+        len(name) + len(value["DataType"]) + len(value["StringValue"].encode())
+        for name, value in attributes.items()
     )
+    return len(body.encode()) + sum(sizes)

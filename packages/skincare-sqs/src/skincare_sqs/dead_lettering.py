@@ -1,0 +1,75 @@
+"""Moving a received message to the DLQ: its body as received, stamped with why it died."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from typing import Any
+
+from skincare_sqs.errors import SqsUnavailable
+from skincare_sqs.leases import Leases
+from skincare_sqs.moves import move
+from skincare_sqs.stamps import stamped
+from skincare_sqs.wire import Attributes, receive_count
+
+logger = logging.getLogger(__name__)
+
+
+class DeadLettering:
+    """Sends received messages of one source queue to its DLQ."""
+
+    def __init__(self, client: Any, *, queue_url: str, dlq_url: str, leases: Leases) -> None:
+        self._client = client
+        self._queue_url = queue_url
+        self._dlq_url = dlq_url
+        self._leases = leases
+
+    async def move(
+        self,
+        receipt: str,
+        body: str,
+        names: Attributes,
+        *,
+        reason: str,
+        attempts: int,
+        message_id: str,
+    ) -> None:
+        """Send `body` with `names` and the stamp to the DLQ, then delete the message."""
+        now = datetime.now(UTC)
+        attributes = stamped(
+            body, names, reason=reason, attempts=attempts, message_id=message_id, dead_at=now
+        )
+        if attributes is None:
+            fields = {"message_id": message_id, "error": reason, "body_bytes": len(body.encode())}
+            logger.error("sqs.dead_letter_too_large", extra=fields)
+            return
+        await move(
+            self._client,
+            body=body,
+            attributes=attributes,
+            to_url=self._dlq_url,
+            from_url=self._queue_url,
+            receipt=receipt,
+        )
+        self._leases.forget(receipt)
+
+    async def reject(self, raw: dict[str, Any], reason: str) -> None:
+        """A received body that is no job dies at its first delivery.
+
+        If SQS refuses the move, the message comes back later and the redrive policy is the
+        last resort; the other messages of the same receive are not held up.
+        """
+        message_id = raw["MessageId"]
+        logger.error("sqs.invalid_body", extra={"message_id": message_id, "error": reason})
+        try:
+            await self.move(
+                raw["ReceiptHandle"],
+                raw["Body"],
+                {},
+                reason=reason,
+                attempts=receive_count(raw),
+                message_id=message_id,
+            )
+        except SqsUnavailable as exc:
+            fields = {"message_id": message_id, "error": repr(exc)}
+            logger.error("sqs.dead_letter_failed", extra=fields)
