@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
+from typing import Any
 
 import anyio
 import boto3
@@ -87,3 +88,53 @@ def test_dlq_show_on_the_sqs_queue(database_url: str, home: Path, moto_endpoint:
         SKINCARE_SQS_DLQ_URL=urls.dlq_url,
     )
     _assert_show_finds_only_the_dead_job(env, job)
+
+
+def _move_by_policy(client: Any, queue_url: str, body: str) -> None:
+    """Send a raw body and let the redrive policy (maxReceiveCount 1) take it to the DLQ."""
+    client.send_message(QueueUrl=queue_url, MessageBody=body)
+    client.receive_message(QueueUrl=queue_url, VisibilityTimeout=0, WaitTimeSeconds=1)
+    assert client.receive_message(QueueUrl=queue_url).get("Messages") is None
+
+
+def _printable_lines(output: str) -> list[str]:
+    lines = output.splitlines()
+    assert all(line.isprintable() for line in lines), lines
+    return lines
+
+
+def test_dlq_list_on_odd_messages_never_crashes_and_shows_fixed_attempts(
+    database_url: str, home: Path, moto_endpoint: str
+) -> None:
+    client = boto3.client("sqs", endpoint_url=moto_endpoint)
+    urls = ensure_queues(client, "dlq-cli-odd", max_receive_count=1, visibility_timeout=1)
+    odd = Job(id="odd-1", type="odd\x1b[31m\u2028type", payload={"note": "caf\u00e9"})
+    _move_by_policy(client, urls.queue_url, '{"id": "\\ud800", "type": "t"}')
+    _move_by_policy(client, urls.queue_url, '{"id": "policy-1", "type": "t"}')
+
+    def open_backend() -> AbstractAsyncContextManager[Backend]:
+        return sqs_backend(
+            client, queue_url=urls.queue_url, dlq_url=urls.dlq_url, outbox=None, wait_time_seconds=1
+        )
+
+    anyio.run(_bury, open_backend, odd)
+    env, _ = base_env(
+        database_url,
+        home,
+        SKINCARE_QUEUE="sqs",
+        SKINCARE_SQS_QUEUE_URL=urls.queue_url,
+        SKINCARE_SQS_DLQ_URL=urls.dlq_url,
+    )
+    runs = [_dlq(env, "list") for _ in range(3)]
+    assert [run.returncode for run in runs] == [0, 0, 0], runs[0].stderr
+    assert runs[0].stdout == runs[1].stdout == runs[2].stdout
+    lines = _printable_lines(runs[0].stdout)
+    assert lines[-1] == "3 dead job(s)"
+    assert any(line.startswith("policy-1 ") and "attempts=1" in line for line in lines)
+    assert any("odd\\x1b[31m\\u2028type" in line for line in lines)
+    ascii_run = _dlq({**env, "PYTHONIOENCODING": "ascii"}, "list", "--group-by", "type")
+    assert ascii_run.returncode == 0, ascii_run.stderr
+    assert "odd\\x1b[31m\\u2028type" in _printable_lines(ascii_run.stdout)[-2]
+    shown = _dlq({**env, "PYTHONIOENCODING": "ascii"}, "show", "odd-1")
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["payload"] == {"note": "caf\u00e9"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
@@ -11,7 +12,9 @@ from typing import Any
 
 import anyio
 
+from skincare_core.jobs.errors import Unavailable
 from skincare_core.jobs.ports import DeadLetter, DeadLetters
+from skincare_services.cli.output import say
 from skincare_services.startup import settings_or_exit
 
 Action = Callable[[DeadLetters, argparse.Namespace], Awaitable[int]]
@@ -53,13 +56,18 @@ async def _with_dead_letters(action: Action, args: argparse.Namespace) -> int:
     from skincare_services.compose import database_engine, job_backend
 
     settings = settings_or_exit()
-    async with AsyncExitStack() as stack:
-        engine = await stack.enter_async_context(database_engine(settings=settings))
-        backend = await stack.enter_async_context(job_backend(settings=settings, engine=engine))
-        return await action(backend.dead_letters, args)
+    try:
+        async with AsyncExitStack() as stack:
+            engine = await stack.enter_async_context(database_engine(settings=settings))
+            backend = await stack.enter_async_context(job_backend(settings=settings, engine=engine))
+            return await action(backend.dead_letters, args)
+    except Unavailable as exc:
+        say(f"skincare: {exc}", sys.stderr)
+        return 3
 
 
 def _line(dead: DeadLetter) -> str:
+    # Dead jobs hold whatever was sent; `say` escapes what cannot be printed.
     when = dead.dead_at.isoformat(timespec="seconds")
     return f"{dead.job.id}  {dead.job.type:<28} attempts={dead.attempts}  {when}  {dead.error}"
 
@@ -69,10 +77,10 @@ async def _list(dlq: DeadLetters, args: argparse.Namespace) -> int:
     if args.group_by:
         key = (lambda d: d.error) if args.group_by == "error" else (lambda d: d.job.type)
         for value, count in Counter(map(key, dead)).most_common():
-            print(f"{count:>6}  {value}")
+            say(f"{count:>6}  {value}")
     else:
         for item in dead:
-            print(_line(item))
+            say(_line(item))
     print(f"{await dlq.count()} dead job(s)")
     return 0
 
@@ -80,9 +88,10 @@ async def _list(dlq: DeadLetters, args: argparse.Namespace) -> int:
 async def _show(dlq: DeadLetters, args: argparse.Namespace) -> int:
     item = await dlq.get(args.job_id)
     if item is None:
-        print(f"no dead job {args.job_id}")
+        say(f"no dead job {args.job_id}")
         return 1
     body = {"id": item.job.id, "type": item.job.type, "payload": dict(item.job.payload)}
+    # JSON's ASCII escapes keep it printable on any terminal, lone surrogates included.
     print(json.dumps({**body, "attempts": item.attempts, "error": item.error}, indent=2))
     return 0
 
@@ -95,7 +104,7 @@ async def _redrive(dlq: DeadLetters, args: argparse.Namespace) -> int:
         return 0
     if args.job_id:
         found = await dlq.redrive(args.job_id)
-        print("redriven 1 job" if found else f"no dead job {args.job_id}")
+        say("redriven 1 job" if found else f"no dead job {args.job_id}")
         return 0 if found else 1
     print(f"redriven {await dlq.redrive_all(job_type=args.job_type)} job(s)")
     return 0
