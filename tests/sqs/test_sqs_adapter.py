@@ -196,3 +196,11 @@ async def test_receipts_sqs_rejects_are_ignored_and_move_nothing(
     assert await queue.receive(10) == []
     await queue.nack(live, timedelta(0))
     assert (await queue.receive(1))[0].job == job
+
+
+def test_a_long_poll_as_long_as_the_read_timeout_is_refused(moto_endpoint: str) -> None:
+    # Every empty poll would end in a read timeout, retried and logged as a failure.
+    client = boto3.client("sqs", endpoint_url=moto_endpoint, config=Config(read_timeout=5))
+    with pytest.raises(ValueError, match=r"wait_time_seconds \(5\) must be below .* \(5 s\)"):
+        SqsQueue(client, queue_url="q", dlq_url="d", wait_time_seconds=5)
+    assert SqsQueue(client, queue_url="q", dlq_url="d", wait_time_seconds=4)

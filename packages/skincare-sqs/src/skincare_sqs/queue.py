@@ -38,6 +38,7 @@ class SqsQueue:
         ack_linger: timedelta = timedelta(milliseconds=2),
         dead_letter_hold: timedelta = timedelta(seconds=5),
     ) -> None:
+        _check_long_poll(client, wait_time_seconds)
         self._client = client
         self._queue_url = queue_url
         self._dlq_url = dlq_url
@@ -181,4 +182,14 @@ class SqsQueue:
     async def _delete_batch(self, entries: builtins.list[dict[str, str]]) -> dict[str, Any]:
         return await call(
             self._client, "delete_message_batch", QueueUrl=self._queue_url, Entries=entries
+        )
+
+
+def _check_long_poll(client: Any, wait_time_seconds: int) -> None:
+    # An empty long poll answers after the wait: a shorter read timeout fails every one.
+    read_timeout = client.meta.config.read_timeout
+    if wait_time_seconds >= read_timeout:
+        raise ValueError(
+            f"wait_time_seconds ({wait_time_seconds}) must be below the client's "
+            f"read timeout ({read_timeout} s)"
         )

@@ -9,7 +9,6 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from types import MappingProxyType
 
-import boto3
 from attrs import frozen
 from litestar import Litestar
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -35,6 +34,7 @@ from skincare_postgres import (
     postgres_backend,
     postgres_outbox_storage,
 )
+from skincare_services.aws import SQS_LONG_POLL_SECONDS, aws_client
 from skincare_services.settings import Settings
 from skincare_sqs import sqs_backend
 
@@ -103,13 +103,14 @@ async def job_backend(*, settings: Settings, engine: AsyncEngine) -> AsyncIterat
     async with AsyncExitStack() as stack:
         if settings.queue == "sqs":
             outbox = await stack.enter_async_context(postgres_outbox_storage(engine))
-            client = boto3.client("sqs")
+            client = aws_client("sqs")
             stack.callback(client.close)
             chosen = sqs_backend(
                 client,
                 queue_url=settings.sqs_queue_url,
                 dlq_url=settings.sqs_dlq_url,
                 outbox=outbox,
+                wait_time_seconds=SQS_LONG_POLL_SECONDS,
             )
         else:
             chosen = postgres_backend(engine, visibility_timeout=settings.visibility_timeout)
@@ -139,14 +140,14 @@ def email_service(*, settings: Settings) -> EmailService:
             security=settings.smtp_security,
         )
     if settings.email == "ses":
-        return SesEmailService(boto3.client("ses"), sender=settings.email_from)
+        return SesEmailService(aws_client("ses"), sender=settings.email_from)
     return MaildirEmailService(settings.maildir, sender=settings.email_from)
 
 
 def invoice_store(*, settings: Settings) -> InvoiceStore:
     """The configured invoice store."""
     if settings.invoice_store == "s3":
-        return S3InvoiceStore(boto3.client("s3"), bucket=settings.invoice_bucket)
+        return S3InvoiceStore(aws_client("s3"), bucket=settings.invoice_bucket)
     return DirectoryInvoiceStore(settings.invoice_dir)
 
 

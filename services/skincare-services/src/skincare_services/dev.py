@@ -11,10 +11,10 @@ from datetime import timedelta
 from pathlib import Path
 
 import anyio
-import boto3
 
 from skincare_http import issue_token
 from skincare_postgres import upgrade
+from skincare_services.aws import aws_client
 from skincare_services.local import (
     embedded_postgres,
     moto_server,
@@ -74,7 +74,7 @@ def _run(*, queue: str, home: Path, port: int) -> None:
         sqs = None
         if queue == "sqs":
             endpoint = stack.enter_context(moto_server())
-            client = boto3.client(
+            client = aws_client(
                 "sqs",
                 endpoint_url=endpoint,
                 region_name="us-east-1",

@@ -1,0 +1,68 @@
+"""Every AWS client the services make shares one Config: timeouts, retries, keepalive, logging."""
+
+from __future__ import annotations
+
+import logging
+import re
+import socket
+from pathlib import Path
+
+import pytest
+from botocore.exceptions import EndpointConnectionError
+
+from skincare_services import aws
+from skincare_services.aws import aws_client
+from skincare_services.settings import Settings
+
+SERVICES = Path(aws.__file__).parent
+
+
+def test_the_timeouts_fit_the_long_poll_and_the_lease() -> None:
+    config = aws.aws_config()
+    assert config.retries == {"mode": "standard", "total_max_attempts": 3}
+    assert config.tcp_keepalive is True
+    assert config.read_timeout > aws.SQS_LONG_POLL_SECONDS
+    worst_call = aws.MAX_ATTEMPTS * (config.connect_timeout + config.read_timeout)
+    lease = Settings(database_url="x", webhook_secret="x", jwt_secret="x").visibility_timeout
+    assert worst_call < lease.total_seconds()
+    # A stall shows within one read timeout, and work resumes within one after it ends.
+    assert config.read_timeout < 5
+
+
+@pytest.mark.parametrize("service", ["sqs", "ses", "s3"])
+def test_every_client_is_made_on_the_shared_config(service: str) -> None:
+    client = aws_client(service, region_name="us-east-1")
+    assert client.meta.config.read_timeout == aws.READ_TIMEOUT_SECONDS
+    assert client.meta.config.connect_timeout == aws.CONNECT_TIMEOUT_SECONDS
+    client.close()
+
+
+def test_no_other_module_of_the_services_makes_a_client() -> None:
+    makers = [
+        path.name
+        for path in SERVICES.rglob("*.py")
+        if re.search(r"boto3\.(client|resource)\(", path.read_text()) and path.name != "aws.py"
+    ]
+    assert makers == []
+
+
+def test_each_failed_attempt_is_logged_as_it_happens(caplog: pytest.LogCaptureFixture) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    client = aws_client(
+        "sqs",
+        endpoint_url=f"http://127.0.0.1:{port}",
+        region_name="us-east-1",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
+    caplog.set_level(logging.WARNING, logger="skincare_services.aws")
+    with pytest.raises(EndpointConnectionError):
+        client.list_queues()
+    records = [r for r in caplog.records if r.getMessage() == "aws.attempt_failed"]
+    assert [(r.service, r.operation, r.attempt) for r in records] == [  # type: ignore[attr-defined]
+        ("sqs", "ListQueues", n) for n in (1, 2, 3)
+    ]
+    assert "Could not connect" in records[0].error  # type: ignore[attr-defined]
+    client.close()
