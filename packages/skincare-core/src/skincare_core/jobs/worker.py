@@ -15,6 +15,7 @@ from skincare_core.jobs.ports import Queue
 from skincare_core.jobs.router import Router
 from skincare_core.jobs.settle import Settler
 from skincare_core.jobs.slots import Slots
+from skincare_core.log_context import bind_fields, unbind_fields
 
 logger = logging.getLogger(__name__)
 _QUEUE_ERROR_PAUSE = 1.0
@@ -124,9 +125,14 @@ class Worker:
             with anyio.CancelScope() as scope:
                 while (message := await self._next()) is not None:
                     slot = self._slots.start(runner, message, scope)
+                    # Every line logged while the job runs and settles carries these.
+                    fields = bind_fields(
+                        job_id=message.job.id, type=message.job.type, attempts=message.attempts
+                    )
                     try:
                         await self._settler.run(slot)
                     finally:
+                        unbind_fields(fields)
                         self._slots.finish(runner)
                         self._announce_change()
 

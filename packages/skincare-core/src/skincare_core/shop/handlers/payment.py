@@ -6,6 +6,7 @@ import logging
 
 from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import Job, new_job
+from skincare_core.log_context import bind_fields
 from skincare_core.shop.errors import PaymentAmountMismatch, PaymentNotFound
 from skincare_core.shop.handlers.payloads import event_id_of
 from skincare_core.shop.job_types import GENERATE_INVOICE_PDF, SEND_PAYMENT_RECEIVED_EMAIL
@@ -29,6 +30,7 @@ class PaymentHandler:
             payment = await uow.payments.get(event_id, for_update=True)
             if payment is None:
                 raise PaymentNotFound(f"payment event {event_id} not found")
+            bind_fields(order_id=payment.order_id)
             if payment.status is PaymentStatus.PAID:
                 logger.info("payment.already_applied", extra={"event_id": event_id})
                 return
