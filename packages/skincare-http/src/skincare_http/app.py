@@ -6,6 +6,7 @@ from litestar import Litestar, Router
 from litestar.openapi import OpenAPIConfig
 
 from skincare_http import problems
+from skincare_http.access_log import AccessLog
 from skincare_http.auth import jwt_auth, security_components
 from skincare_http.body import StrictJsonRequest
 from skincare_http.config import ApiServices, ApiSettings
@@ -23,7 +24,7 @@ def create_app(*, services: ApiServices, settings: ApiSettings) -> Litestar:
         secret=settings.webhook_secret, tolerance=settings.webhook_tolerance, clock=services.clock
     )
     gateway = Router("/", route_handlers=[webhooks.router], guards=[guard])
-    return Litestar(
+    app = Litestar(
         route_handlers=[catalogue.router, cart.router, orders.router, gateway, health.router],
         dependencies=service_dependencies(services),
         # The header cap first: it must hold before the token is even read.
@@ -35,6 +36,8 @@ def create_app(*, services: ApiServices, settings: ApiSettings) -> Litestar:
         request_max_body_size=settings.max_body_bytes,
         logging_config=None,
     )
+    app.asgi_handler = AccessLog(app.asgi_handler)
+    return app
 
 
 def _openapi() -> OpenAPIConfig:
