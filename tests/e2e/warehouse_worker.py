@@ -37,7 +37,7 @@ class SyncWarehouseStock:
 
 def main() -> None:
     """The team's worker entry point: the shop's job types and theirs, until SIGTERM."""
-    settings = settings_or_exit()
+    settings = settings_or_exit("worker")
     directory = Path(os.environ["WAREHOUSE_SYNC_DIR"])
     handlers = {SYNC_WAREHOUSE_STOCK: SyncWarehouseStock(directory)}
     anyio.run(functools.partial(run_worker, settings, handlers=handlers))

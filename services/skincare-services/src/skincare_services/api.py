@@ -10,7 +10,7 @@ from skincare_services.startup import settings_or_exit
 
 def main() -> None:
     """Console entry point."""
-    settings = settings_or_exit()
+    settings = settings_or_exit("api")
     config = uvicorn.Config(
         api_app(settings=settings),
         host=settings.api_host,

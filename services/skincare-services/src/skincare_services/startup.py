@@ -4,17 +4,26 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable, Mapping
+from typing import TypeVar
 
-from skincare_services.logs import configure_logging
+from skincare_services.logs import Service, configure_logging
 from skincare_services.settings import Settings, SettingsError, load_settings
 
+T = TypeVar("T")
 
-def settings_or_exit() -> Settings:
-    """Settings from the environment; on a bad value print one line and exit 2."""
+
+def settings_or_exit(service: Service) -> Settings:
+    """Settings from the environment, then logging for `service`; a bad value exits 2."""
+    settings = loaded_or_exit(load_settings)
+    configure_logging(settings.log_level, service=service)
+    return settings
+
+
+def loaded_or_exit(load: Callable[[Mapping[str, str]], T]) -> T:
+    """`load(os.environ)`; on a missing or bad value print one line and exit 2."""
     try:
-        settings = load_settings(os.environ)
+        return load(os.environ)
     except SettingsError as exc:
         print(f"skincare: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
-    configure_logging(settings.log_level)
-    return settings

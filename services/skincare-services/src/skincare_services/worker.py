@@ -47,7 +47,7 @@ async def run_worker(settings: Settings, *, handlers: Mapping[str, Handler] = NO
 
 def main() -> None:
     """Console entry point."""
-    anyio.run(run_worker, settings_or_exit())
+    anyio.run(run_worker, settings_or_exit("worker"))
 
 
 if __name__ == "__main__":

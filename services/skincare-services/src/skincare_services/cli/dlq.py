@@ -55,7 +55,7 @@ async def _with_dead_letters(action: Action, args: argparse.Namespace) -> int:
     # The adapters load only when a dlq command runs, not for every `skincare` command.
     from skincare_services.compose import database_engine, job_backend
 
-    settings = settings_or_exit()
+    settings = settings_or_exit("cli")
     try:
         async with AsyncExitStack() as stack:
             engine = await stack.enter_async_context(database_engine(settings=settings))

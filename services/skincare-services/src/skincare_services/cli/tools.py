@@ -33,7 +33,7 @@ def register(commands: Commands) -> None:
 
 def run_migrate(args: argparse.Namespace) -> int:
     """Upgrade the database schema."""
-    settings = settings_or_exit()
+    settings = settings_or_exit("cli")
     upgrade(settings.database_url)
     print("database migrated to head")
     return 0
@@ -41,7 +41,7 @@ def run_migrate(args: argparse.Namespace) -> int:
 
 def run_token(args: argparse.Namespace) -> int:
     """Print a bearer token."""
-    settings = settings_or_exit()
+    settings = settings_or_exit("cli")
     ttl = timedelta(minutes=args.ttl_minutes)
     print(issue_token(settings.jwt_secret, settings.jwt_issuer, args.user_id, ttl))
     return 0
@@ -49,7 +49,7 @@ def run_token(args: argparse.Namespace) -> int:
 
 def run_sign(args: argparse.Namespace) -> int:
     """Print X-Timestamp and X-Signature for the body."""
-    settings = settings_or_exit()
+    settings = settings_or_exit("cli")
     json.loads(args.body)
     timestamp = args.timestamp or int(time.time())
     print(f"X-Timestamp: {timestamp}")
