@@ -17,5 +17,9 @@ class TestInMemoryQueueContract(QueueContract):
         )
         async with memory_backend(queue) as backend:
             yield QueueSubject(
-                backend.queue, backend.dead_letters, timedelta(seconds=0.2), timedelta(seconds=0.1)
+                backend.queue,
+                backend.dead_letters,
+                timedelta(seconds=0.2),
+                timedelta(seconds=0.1),
+                backend.stats,
             )

@@ -21,5 +21,9 @@ class TestPostgresQueueContract(QueueContract):
         ) as backend:
             assert backend.outbox is None
             yield QueueSubject(
-                backend.queue, backend.dead_letters, timedelta(seconds=1), timedelta(seconds=0.5)
+                backend.queue,
+                backend.dead_letters,
+                timedelta(seconds=1),
+                timedelta(seconds=0.5),
+                backend.stats,
             )

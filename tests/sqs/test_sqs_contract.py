@@ -27,5 +27,9 @@ class TestSqsQueueContract(QueueContract):
             wait_time_seconds=1,
         ) as backend:
             yield QueueSubject(
-                backend.queue, backend.dead_letters, timedelta(seconds=1), timedelta(seconds=1)
+                backend.queue,
+                backend.dead_letters,
+                timedelta(seconds=1),
+                timedelta(seconds=1),
+                backend.stats,
             )

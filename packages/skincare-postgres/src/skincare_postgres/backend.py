@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.ports import OutboxStorage
 from skincare_postgres.queue import PostgresQueue
+from skincare_postgres.stats import PostgresQueueStats
 
 
 @asynccontextmanager
@@ -24,14 +25,15 @@ async def postgres_backend(
     visibility_timeout: timedelta = timedelta(seconds=30),
     poll_interval: timedelta = timedelta(seconds=1),
 ) -> AsyncIterator[Backend]:
-    """The jobs table as queue, dead letters and sink.
+    """The jobs table as queue, dead letters, sink and stats.
 
     No relay runs: the unit of work's outbox row is the queue row, so `outbox` is None.
     """
     async with PostgresQueue(
         engine, visibility_timeout=visibility_timeout, poll_interval=poll_interval
     ) as queue:
-        yield Backend(queue=queue, dead_letters=queue, sink=queue, outbox=None)
+        stats = PostgresQueueStats(engine)
+        yield Backend(queue=queue, dead_letters=queue, sink=queue, outbox=None, stats=stats)
 
 
 @asynccontextmanager

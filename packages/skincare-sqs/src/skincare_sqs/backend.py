@@ -9,6 +9,7 @@ from typing import Any
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.ports import OutboxStorage
 from skincare_sqs.queue import SqsQueue
+from skincare_sqs.stats import SqsQueueStats
 
 
 @asynccontextmanager
@@ -20,7 +21,7 @@ async def sqs_backend(
     outbox: OutboxStorage | None,
     wait_time_seconds: int = 20,
 ) -> AsyncIterator[Backend]:
-    """The source queue and its DLQ as queue, dead letters and sink.
+    """The source queue and its DLQ as queue, dead letters, sink and stats.
 
     The business transaction cannot write to SQS, so its jobs wait in `outbox` (the database's
     outbox storage, entered by the caller) and a relay forwards them; None runs no relay. The
@@ -29,4 +30,5 @@ async def sqs_backend(
     queue = SqsQueue(
         client, queue_url=queue_url, dlq_url=dlq_url, wait_time_seconds=wait_time_seconds
     )
-    yield Backend(queue=queue, dead_letters=queue, sink=queue, outbox=outbox)
+    stats = SqsQueueStats(client, queue_url=queue_url, dlq_url=dlq_url)
+    yield Backend(queue=queue, dead_letters=queue, sink=queue, outbox=outbox, stats=stats)

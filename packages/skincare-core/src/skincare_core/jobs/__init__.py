@@ -24,6 +24,8 @@ from skincare_core.jobs.ports import (
     Outbox,
     OutboxStorage,
     Queue,
+    QueueCounts,
+    QueueStats,
 )
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.jobs.router import Handler, Router
@@ -45,6 +47,8 @@ __all__ = [
     "OutboxStorage",
     "PermanentJobError",
     "Queue",
+    "QueueCounts",
+    "QueueStats",
     "RetryLater",
     "Router",
     "Unavailable",

@@ -1,5 +1,5 @@
-"""Ports of the job engine: the worker's `Queue`, the operator's `DeadLetters`, the relay's
-`JobSink` and `OutboxStorage`. Adapters implement them; the engine calls them."""
+"""Ports of the job engine: the worker's `Queue`, the operator's `DeadLetters` and `QueueStats`,
+the relay's `JobSink` and `OutboxStorage`. Adapters implement them; the engine calls them."""
 
 from __future__ import annotations
 
@@ -71,6 +71,30 @@ class DeadLetters(Protocol):
 
     async def purge(self) -> int:
         """Delete every dead job; returns how many."""
+
+
+@frozen
+class QueueCounts:
+    """A queue's depth at one moment (approximate on SQS).
+
+    `ready` jobs can be received now, `scheduled` ones wait for a delay (a retry's backoff),
+    `leased` ones are being worked on, `dead` ones are in the dead letters. `oldest_ready_age`
+    is how long the oldest ready job has waited: None if none is ready, or if the backend
+    cannot tell (SQS reports that age only to CloudWatch).
+    """
+
+    ready: int
+    scheduled: int
+    leased: int
+    dead: int
+    oldest_ready_age: timedelta | None
+
+
+class QueueStats(Protocol):
+    """A read-only view of a queue's depth, for operators, alarms and metrics."""
+
+    async def stats(self) -> QueueCounts:
+        """The counts now; cheap enough to call every few seconds, never changes the queue."""
 
 
 class Outbox(Protocol):

@@ -1,4 +1,5 @@
-"""The queue contract suite: every Queue + DeadLetters adapter runs these tests unchanged.
+"""The queue contract suite: every Queue + DeadLetters + QueueStats adapter runs these tests
+unchanged (the stats tests are in `stats_contract`, which `QueueContract` includes).
 
 Subclass `QueueContract` in your adapter's tests and override the `subject` fixture to yield a
 `QueueSubject` on a fresh, empty queue whose lease is `visibility` and whose receive returns
@@ -17,17 +18,19 @@ from attrs import frozen
 
 from skincare_core.jobs.errors import JobTooLarge
 from skincare_core.jobs.job import Job, Message, new_job
-from skincare_core.jobs.ports import DeadLetters, Queue
+from skincare_core.jobs.ports import DeadLetters, Queue, QueueStats
+from skincare_core.testing.jobs.stats_contract import QueueStatsContract
 
 
 @frozen
 class QueueSubject:
-    """The adapter under test: its queue, its dead letters and its timing."""
+    """The adapter under test: its queue, its dead letters, its stats and its timing."""
 
     queue: Queue
     dead_letters: DeadLetters
     visibility: timedelta
     tick: timedelta
+    stats: QueueStats
 
 
 async def receive_one(subject: QueueSubject, within: float = 10.0) -> Message:
@@ -50,9 +53,9 @@ async def sleep_past(duration: timedelta, subject: QueueSubject) -> None:
     await anyio.sleep((duration + subject.tick).total_seconds())
 
 
-class QueueContract:
+class QueueContract(QueueStatsContract):
     """Delivery, ack, nack delay, attempts, leases, stale receipts, dead letters (get, list,
-    redrive, purge), size."""
+    redrive, purge), size, and the stats."""
 
     pytestmark = pytest.mark.anyio
 

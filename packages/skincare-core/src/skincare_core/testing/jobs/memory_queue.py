@@ -1,4 +1,5 @@
-"""An in-memory Queue + DeadLetters with real leases, delays, attempts and stale receipts."""
+"""An in-memory Queue + DeadLetters + QueueStats with real leases, delays, attempts and stale
+receipts."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from attrs import define
 
 from skincare_core.jobs.codec import decode_job, encode_job
 from skincare_core.jobs.job import Job, Message
-from skincare_core.jobs.ports import DeadLetter
+from skincare_core.jobs.ports import DeadLetter, QueueCounts
 
 
 @define
@@ -24,6 +25,7 @@ class _Entry:
     attempts: int = 0
     visible_at: float = 0.0
     receipt: str | None = None
+    leased: bool = False
 
 
 class InMemoryQueue:
@@ -84,6 +86,8 @@ class InMemoryQueue:
 
     async def nack(self, message: Message, delay: timedelta) -> None:
         """Make the job visible after `delay` if the receipt is live."""
+        if self._live(message):
+            self._entries[message.job.id].leased = False
         self._lease(message, delay)
 
     async def extend(self, message: Message, visibility: timedelta) -> None:
@@ -95,6 +99,19 @@ class InMemoryQueue:
         if self._live(message):
             entry = self._entries.pop(message.job.id)
             self._bury(entry, reason)
+
+    async def stats(self) -> QueueCounts:
+        """Ready (an expired lease is ready again), scheduled, leased and dead jobs."""
+        now = self._now()
+        ready = [e.visible_at for e in self._entries.values() if e.visible_at <= now]
+        leased = sum(e.leased for e in self._entries.values() if e.visible_at > now)
+        return QueueCounts(
+            ready=len(ready),
+            scheduled=len(self._entries) - len(ready) - leased,
+            leased=leased,
+            dead=len(self._dead),
+            oldest_ready_age=timedelta(seconds=now - min(ready)) if ready else None,
+        )
 
     async def count(self) -> int:
         """Dead jobs."""
@@ -145,6 +162,7 @@ class InMemoryQueue:
                 self._bury(entry, f"received {entry.attempts} times (max_receives)")
                 continue
             entry.attempts += 1
+            entry.leased = True
             entry.receipt = uuid.uuid4().hex
             entry.visible_at = now + self._visibility
             messages.append(Message(entry.receipt, entry.job, entry.attempts))
