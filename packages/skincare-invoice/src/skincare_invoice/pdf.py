@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import unicodedata
-
-from fpdf import FPDF
-from fpdf.enums import XPos, YPos
+from typing import TYPE_CHECKING
 
 from skincare_core.shop.money import format_rupiah
 from skincare_core.shop.ports import InvoiceData
+
+if TYPE_CHECKING:
+    from fpdf import FPDF
 
 _FONT = "Helvetica"
 _COLUMNS = (90, 20, 35, 35)
@@ -41,6 +42,10 @@ class PdfInvoiceRenderer:
 
     def render(self, invoice: InvoiceData) -> bytes:
         """The invoice PDF."""
+        # fpdf takes a good part of a second to import: a worker pays it at its first invoice,
+        # not at every start.
+        from fpdf import FPDF
+
         pdf = FPDF(orientation="portrait", unit="mm", format="A4")
         self._metadata(pdf, invoice)
         pdf.add_page()
@@ -61,11 +66,9 @@ class PdfInvoiceRenderer:
 
     def _header(self, pdf: FPDF, invoice: InvoiceData) -> None:
         pdf.set_font(_FONT, style="B", size=18)
-        pdf.cell(0, 10, latin1(self.shop_name), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        pdf.cell(0, 10, latin1(self.shop_name), new_x="LMARGIN", new_y="NEXT")
         pdf.set_font(_FONT, style="B", size=14)
-        pdf.cell(
-            0, 9, latin1(f"INVOICE {invoice.order_number}"), new_x=XPos.LMARGIN, new_y=YPos.NEXT
-        )
+        pdf.cell(0, 9, latin1(f"INVOICE {invoice.order_number}"), new_x="LMARGIN", new_y="NEXT")
         pdf.set_font(_FONT, size=10)
         for label, value in (
             ("Invoice number", invoice.order_number),
@@ -74,7 +77,7 @@ class PdfInvoiceRenderer:
             ("Status", "PAID" if invoice.paid else "UNPAID"),
         ):
             pdf.cell(40, 6, f"{label}:")
-            pdf.cell(0, 6, latin1(value), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+            pdf.cell(0, 6, latin1(value), new_x="LMARGIN", new_y="NEXT")
         pdf.ln(4)
 
     def _items(self, pdf: FPDF, invoice: InvoiceData) -> None:
@@ -106,9 +109,9 @@ class PdfInvoiceRenderer:
             8,
             format_rupiah(invoice.total_rupiah),
             align="R",
-            new_x=XPos.LMARGIN,
-            new_y=YPos.NEXT,
+            new_x="LMARGIN",
+            new_y="NEXT",
         )
         pdf.set_font(_FONT, size=9)
         note = "Paid in full. Thank you!" if invoice.paid else "Awaiting payment."
-        pdf.cell(0, 6, note, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        pdf.cell(0, 6, note, new_x="LMARGIN", new_y="NEXT")

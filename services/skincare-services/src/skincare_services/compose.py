@@ -1,6 +1,8 @@
 """Composition roots: one function per process builds its adapters from settings.
 
 Nothing else in services decides which adapter runs; tests build the same objects with fakes.
+Heavy adapters are imported by the function that builds them, when it builds them: a worker never
+loads Litestar, and boto3 loads only where SQS, SES or S3 is configured.
 """
 
 from __future__ import annotations
@@ -8,9 +10,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from attrs import frozen
-from litestar import Litestar
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.backend import Backend
@@ -24,19 +26,19 @@ from skincare_core.shop.ports import EmailService, InvoiceStore, UnitOfWorkFacto
 from skincare_core.shop.system_clock import SystemClock
 from skincare_core.shop.webhooks import PaymentWebhookService
 from skincare_email import MaildirEmailService, SmtpEmailService
-from skincare_email.ses import SesEmailService
-from skincare_http import ApiServices, ApiSettings, create_app
 from skincare_invoice import DirectoryInvoiceStore, PdfInvoiceRenderer
-from skincare_invoice.s3 import S3InvoiceStore
 from skincare_postgres import (
     PostgresDatabase,
     create_engine,
     postgres_backend,
     postgres_outbox_storage,
 )
-from skincare_services.aws import SQS_LONG_POLL_SECONDS, aws_client
 from skincare_services.settings import Settings
-from skincare_sqs import sqs_backend
+
+if TYPE_CHECKING:
+    from litestar import Litestar
+
+    from skincare_http import ApiSettings
 
 NO_HANDLERS: Mapping[str, Handler] = MappingProxyType({})
 
@@ -51,6 +53,8 @@ class WorkerProcess:
 
 def api_app(*, settings: Settings) -> Litestar:
     """The API process: the Litestar app on the Postgres adapters."""
+    from skincare_http import ApiServices, create_app
+
     engine = create_engine(settings.database_url)
     db = PostgresDatabase(engine)
     clock = SystemClock()
@@ -102,6 +106,9 @@ async def job_backend(*, settings: Settings, engine: AsyncEngine) -> AsyncIterat
     """The configured queue. With SQS the outbox rows stay in Postgres and a relay sends them."""
     async with AsyncExitStack() as stack:
         if settings.queue == "sqs":
+            from skincare_services.aws import SQS_LONG_POLL_SECONDS, aws_client
+            from skincare_sqs.backend import sqs_backend
+
             outbox = await stack.enter_async_context(postgres_outbox_storage(engine))
             client = aws_client("sqs")
             stack.callback(client.close)
@@ -140,6 +147,9 @@ def email_service(*, settings: Settings) -> EmailService:
             security=settings.smtp_security,
         )
     if settings.email == "ses":
+        from skincare_email.ses import SesEmailService
+        from skincare_services.aws import aws_client
+
         return SesEmailService(aws_client("ses"), sender=settings.email_from)
     return MaildirEmailService(settings.maildir, sender=settings.email_from)
 
@@ -147,11 +157,16 @@ def email_service(*, settings: Settings) -> EmailService:
 def invoice_store(*, settings: Settings) -> InvoiceStore:
     """The configured invoice store."""
     if settings.invoice_store == "s3":
+        from skincare_invoice.s3 import S3InvoiceStore
+        from skincare_services.aws import aws_client
+
         return S3InvoiceStore(aws_client("s3"), bucket=settings.invoice_bucket)
     return DirectoryInvoiceStore(settings.invoice_dir)
 
 
 def _api_settings(settings: Settings) -> ApiSettings:
+    from skincare_http import ApiSettings
+
     return ApiSettings(
         jwt_secret=settings.jwt_secret,
         jwt_issuer=settings.jwt_issuer,
