@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from skincare_services.settings import SettingsError, load_settings
+from skincare_services.settings import (
+    DatabaseSettings,
+    SettingsError,
+    TokenSettings,
+    WebhookSettings,
+    load_fields,
+    load_settings,
+)
 
 REQUIRED = {
     "SKINCARE_DATABASE_URL": "postgresql+psycopg://u:p@db/shop",
@@ -71,3 +78,14 @@ def test_a_process_with_a_bad_setting_exits_2_with_one_line(module: str) -> None
     assert result.stderr.strip().splitlines() == [
         "skincare: SKINCARE_MAX_ATTEMPTS: expected a positive number, got -1"
     ]
+
+
+def test_a_command_reads_only_the_settings_it_uses() -> None:
+    token = load_fields(TokenSettings, {"SKINCARE_JWT_SECRET": "jwtsec"})
+    assert (token.jwt_secret, token.jwt_issuer) == ("jwtsec", "skincare")
+    webhook = load_fields(WebhookSettings, {"SKINCARE_WEBHOOK_SECRET": "whsec"})
+    assert webhook.webhook_secret == "whsec"
+    database = load_fields(DatabaseSettings, {"SKINCARE_DATABASE_URL": "postgresql://db/shop"})
+    assert database.database_url == "postgresql://db/shop"
+    with pytest.raises(SettingsError, match=r"^SKINCARE_JWT_SECRET is required but not set$"):
+        load_fields(TokenSettings, REQUIRED | {"SKINCARE_JWT_SECRET": ""})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import attrs
 import cattrs
@@ -64,7 +64,31 @@ class Settings:
         return timedelta(seconds=self.shutdown_grace_seconds)
 
 
-attrs.resolve_types(Settings)
+@frozen
+class DatabaseSettings:
+    """What `skincare migrate` needs: the database, nothing else."""
+
+    database_url: str = field(repr=False)
+
+
+@frozen
+class TokenSettings:
+    """What `skincare token` needs: the JWT secret and issuer, nothing else."""
+
+    jwt_secret: str = field(repr=False)
+    jwt_issuer: str = "skincare"
+
+
+@frozen
+class WebhookSettings:
+    """What `skincare webhook sign` needs: the webhook secret, nothing else."""
+
+    webhook_secret: str = field(repr=False)
+
+
+T = TypeVar("T", bound=attrs.AttrsInstance)
+for _kind in (Settings, DatabaseSettings, TokenSettings, WebhookSettings):
+    attrs.resolve_types(_kind)
 _converter = cattrs.Converter()
 _converter.register_structure_hook(Path, lambda value, _: Path(value))
 _REQUIRED_WITH = {"sqs": ("sqs_queue_url", "sqs_dlq_url"), "s3": ("invoice_bucket",)}
@@ -77,8 +101,15 @@ def variable(name: str) -> str:
 
 def load_settings(environ: Mapping[str, str]) -> Settings:
     """Read settings; SettingsError (one line, naming the variable) for a missing or bad value."""
+    settings = load_fields(Settings, environ)
+    _check_combinations(settings)
+    return settings
+
+
+def load_fields(kind: type[T], environ: Mapping[str, str]) -> T:
+    """Read the fields of the attrs class `kind` from SKINCARE_* variables; SettingsError."""
     values: dict[str, Any] = {}
-    for attribute in attrs.fields(Settings):
+    for attribute in attrs.fields(kind):
         raw = environ.get(variable(attribute.name))
         if raw is None or raw == "":
             if attribute.default is attrs.NOTHING:
@@ -86,11 +117,9 @@ def load_settings(environ: Mapping[str, str]) -> Settings:
             continue
         values[attribute.name] = _structure(attribute, raw)
     try:
-        settings = Settings(**values)
+        return kind(**values)
     except ValueError as exc:
         raise SettingsError(f"invalid settings: {exc}") from None
-    _check_combinations(settings)
-    return settings
 
 
 def _structure(attribute: attrs.Attribute[Any], raw: str) -> Any:
