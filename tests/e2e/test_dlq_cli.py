@@ -35,7 +35,7 @@ async def _bury(open_backend: Opener, job: Job) -> None:
 
 def _dlq(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "skincare_services.cli.main", "dlq", *args]
-    # The process logs JSON on stdout too: only warnings, so stdout is the command's answer.
+    # Logs go to stderr; WARNING keeps that quiet too, so stderr holds only what went wrong.
     quiet = {**os.environ, **env, "SKINCARE_LOG_LEVEL": "WARNING"}
     return subprocess.run(command, env=quiet, capture_output=True, text=True, timeout=60)
 

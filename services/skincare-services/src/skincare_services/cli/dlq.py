@@ -1,115 +1,178 @@
-"""`skincare dlq list|show|redrive|purge`: the same commands for the Postgres and SQS queues."""
+"""`skincare dlq`: list, show, count, redrive and purge dead jobs, alike on Postgres and SQS."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections import Counter
-from collections.abc import Awaitable, Callable
-from contextlib import AsyncExitStack
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-import anyio
+from cyclopts import App, Group, Parameter, validators
 
-from skincare_core.jobs.errors import Unavailable
-from skincare_core.jobs.ports import DeadLetter, DeadLetters
+from skincare_services.cli.backend import run_on_backend
+from skincare_services.cli.errors import NO, CliError
+from skincare_services.cli.options import JobType, Json
 from skincare_services.cli.output import say
-from skincare_services.startup import settings_or_exit
 
-Action = Callable[[DeadLetters, argparse.Namespace], Awaitable[int]]
+if TYPE_CHECKING:
+    from skincare_core.jobs.ports import DeadLetter, DeadLetters
 
-
-def register(commands: Any) -> None:
-    """Add `dlq` and its actions to the `skincare` parser."""
-    dlq = commands.add_parser("dlq", help="inspect, redrive and purge dead jobs")
-    actions = dlq.add_subparsers(dest="action", required=True)
-    listing = actions.add_parser("list", help="list dead jobs")
-    listing.add_argument("--type", dest="job_type")
-    listing.add_argument("--group-by", choices=["error", "type"])
-    listing.add_argument("--limit", type=int, default=100)
-    listing.set_defaults(run=_runner(_list))
-    show = actions.add_parser("show", help="show one dead job in full")
-    show.add_argument("job_id")
-    show.set_defaults(run=_runner(_show))
-    redrive = actions.add_parser("redrive", help="send dead jobs back to the queue")
-    which = redrive.add_mutually_exclusive_group(required=True)
-    which.add_argument("job_id", nargs="?")
-    which.add_argument("--type", dest="job_type")
-    which.add_argument("--all", action="store_true")
-    redrive.add_argument("--dry-run", action="store_true", help="say what would be redriven")
-    redrive.set_defaults(run=_runner(_redrive))
-    purge = actions.add_parser("purge", help="delete every dead job")
-    purge.add_argument("--yes", action="store_true", required=True, help="confirm the purge")
-    purge.set_defaults(run=_runner(_purge))
+WHICH = Group("Which dead jobs (exactly one)", validator=validators.LimitedChoice(1))
+Count = Annotated[int, Parameter(validator=validators.Number(gte=0))]
 
 
-def _runner(action: Action) -> Callable[[argparse.Namespace], int]:
-    def run(args: argparse.Namespace) -> int:
-        return anyio.run(_with_dead_letters, action, args)
+def register(app: App) -> None:
+    """Add `dlq` and its commands to the `skincare` app."""
+    dlq = App(name="dlq", help="Inspect, count, redrive and purge dead jobs.")
+    dlq.command(list_dead, name="list")
+    for command in (show, count, redrive, purge):
+        dlq.command(command)
+    app.command(dlq)
 
-    return run
+
+def list_dead(
+    *,
+    job_type: JobType = None,
+    group_by: Literal["error", "type"] | None = None,
+    limit: Count = 100,
+    as_json: Json = False,
+) -> int:
+    """List dead jobs, oldest first, then how many are dead.
+
+    Parameters
+    ----------
+    job_type
+        Only dead jobs of this type.
+    group_by
+        Count the listed dead jobs by error or by type instead of listing each.
+    limit
+        List at most this many dead jobs.
+    as_json
+        Print a JSON array for scripts instead of lines for people (no total line).
+    """
+    dead, total = run_on_backend(lambda backend: _listing(backend.dead_letters, job_type, limit))
+    if group_by:
+        groups = Counter(d.error if group_by == "error" else d.job.type for d in dead)
+        rows = [{group_by: value, "count": n} for value, n in groups.most_common()]
+        lines = [f"{n:>6}  {value}" for value, n in groups.most_common()]
+    else:
+        rows = [{**_body(d), "dead_at": d.dead_at.isoformat()} for d in dead]
+        lines = [_line(d) for d in dead]
+    if as_json:
+        # JSON's ASCII escapes keep it printable on any terminal, lone surrogates included.
+        print(json.dumps(rows, indent=2))
+        return 0
+    for line in lines:
+        say(line)
+    print(f"{total} dead job(s)")
+    return 0
 
 
-async def _with_dead_letters(action: Action, args: argparse.Namespace) -> int:
-    # The adapters load only when a dlq command runs, not for every `skincare` command.
-    from skincare_services.compose import database_engine, job_backend
+def show(job_id: str, /, *, as_json: Json = False) -> int:
+    """Print one dead job in full, as JSON; exit 1 if no job of that id is dead.
 
-    settings = settings_or_exit("cli")
-    try:
-        async with AsyncExitStack() as stack:
-            engine = await stack.enter_async_context(database_engine(settings=settings))
-            backend = await stack.enter_async_context(job_backend(settings=settings, engine=engine))
-            return await action(backend.dead_letters, args)
-    except Unavailable as exc:
-        say(f"skincare: {exc}", sys.stderr)
-        return 3
+    Parameters
+    ----------
+    job_id
+        The dead job's id.
+    as_json
+        Accepted for scripts that pass it to every command: show always prints JSON.
+    """
+    item = run_on_backend(lambda backend: backend.dead_letters.get(job_id))
+    if item is None:
+        # A script's stdout stays JSON (empty); a person reads the answer where they look.
+        say(f"no dead job {job_id}", sys.stderr if as_json else sys.stdout)
+        return NO
+    print(json.dumps(_body(item), indent=2))
+    return 0
+
+
+def count(
+    *, maximum: Annotated[Count | None, Parameter(name="--max")] = None, as_json: Json = False
+) -> int:
+    """Print how many jobs are dead; with --max, an alarm for cron or CI.
+
+    Parameters
+    ----------
+    maximum
+        Exit 1, saying so on stderr, when more than this many jobs are dead.
+    as_json
+        Print {"dead": N} instead of the bare number.
+    """
+    dead = run_on_backend(lambda backend: backend.dead_letters.count())
+    print(json.dumps({"dead": dead}) if as_json else dead)
+    if maximum is not None and dead > maximum:
+        raise CliError(f"{dead} dead job(s), more than the maximum of {maximum}", NO)
+    return 0
+
+
+def redrive(
+    job_id: Annotated[str | None, Parameter(group=WHICH)] = None,
+    /,
+    *,
+    job_type: Annotated[str | None, Parameter(name="--type", group=WHICH)] = None,
+    every: Annotated[bool, Parameter(name="--all", group=WHICH)] = False,
+    dry_run: bool = False,
+) -> int:
+    """Send dead jobs back to the queue with their attempts reset.
+
+    Parameters
+    ----------
+    job_id
+        The one dead job to send back.
+    job_type
+        Send back every dead job of this type.
+    every
+        Send back every dead job.
+    dry_run
+        Only say how many jobs would be sent back.
+    """
+    if dry_run:
+        dead, _ = run_on_backend(lambda backend: _listing(backend.dead_letters, job_type, 10_000))
+        print(f"would redrive {sum(job_id in (None, d.job.id) for d in dead)} job(s)")
+        return 0
+    if job_id is not None:
+        found = run_on_backend(lambda backend: backend.dead_letters.redrive(job_id))
+        say("redriven 1 job" if found else f"no dead job {job_id}")
+        return 0 if found else NO
+    moved = run_on_backend(lambda backend: backend.dead_letters.redrive_all(job_type=job_type))
+    print(f"redriven {moved} job(s)")
+    return 0
+
+
+def purge(*, yes: Annotated[bool, Parameter(name="--yes")]) -> int:
+    """Delete every dead job.
+
+    Parameters
+    ----------
+    yes
+        Confirm the purge: without it nothing is deleted.
+    """
+    if not yes:
+        raise CliError("purge deletes every dead job: confirm with --yes")
+    print(f"purged {run_on_backend(lambda backend: backend.dead_letters.purge())} dead job(s)")
+    return 0
+
+
+async def _listing(
+    dlq: DeadLetters, job_type: str | None, limit: int
+) -> tuple[list[DeadLetter], int]:
+    return await dlq.list(job_type=job_type, limit=limit), await dlq.count()
+
+
+def _body(dead: DeadLetter) -> dict[str, Any]:
+    job = dead.job
+    payload = dict(job.payload)
+    return {
+        "id": job.id,
+        "type": job.type,
+        "payload": payload,
+        "attempts": dead.attempts,
+        "error": dead.error,
+    }
 
 
 def _line(dead: DeadLetter) -> str:
     # Dead jobs hold whatever was sent; `say` escapes what cannot be printed.
     when = dead.dead_at.isoformat(timespec="seconds")
     return f"{dead.job.id}  {dead.job.type:<28} attempts={dead.attempts}  {when}  {dead.error}"
-
-
-async def _list(dlq: DeadLetters, args: argparse.Namespace) -> int:
-    dead = await dlq.list(job_type=args.job_type, limit=args.limit)
-    if args.group_by:
-        key = (lambda d: d.error) if args.group_by == "error" else (lambda d: d.job.type)
-        for value, count in Counter(map(key, dead)).most_common():
-            say(f"{count:>6}  {value}")
-    else:
-        for item in dead:
-            say(_line(item))
-    print(f"{await dlq.count()} dead job(s)")
-    return 0
-
-
-async def _show(dlq: DeadLetters, args: argparse.Namespace) -> int:
-    item = await dlq.get(args.job_id)
-    if item is None:
-        say(f"no dead job {args.job_id}")
-        return 1
-    body = {"id": item.job.id, "type": item.job.type, "payload": dict(item.job.payload)}
-    # JSON's ASCII escapes keep it printable on any terminal, lone surrogates included.
-    print(json.dumps({**body, "attempts": item.attempts, "error": item.error}, indent=2))
-    return 0
-
-
-async def _redrive(dlq: DeadLetters, args: argparse.Namespace) -> int:
-    if args.dry_run:
-        dead = await dlq.list(job_type=args.job_type, limit=10_000)
-        chosen = [d for d in dead if args.job_id in (None, d.job.id)]
-        print(f"would redrive {len(chosen)} job(s)")
-        return 0
-    if args.job_id:
-        found = await dlq.redrive(args.job_id)
-        say("redriven 1 job" if found else f"no dead job {args.job_id}")
-        return 0 if found else 1
-    print(f"redriven {await dlq.redrive_all(job_type=args.job_type)} job(s)")
-    return 0
-
-
-async def _purge(dlq: DeadLetters, args: argparse.Namespace) -> int:
-    print(f"purged {await dlq.purge()} dead job(s)")
-    return 0

@@ -2,29 +2,42 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
-from typing import Any
+from typing import Literal
+
+from cyclopts import App
 
 
-def register(commands: Any) -> None:
-    """Add the local-run commands to the `skincare` parser."""
-    dev = commands.add_parser("dev", help="run PostgreSQL, the API and a worker on this machine")
-    dev.add_argument("--queue", choices=["postgres", "sqs"], default="postgres")
-    dev.add_argument("--home", type=Path, default=Path(".skincare"))
-    dev.add_argument("--port", type=int, default=8000, help="where the API listens")
-    dev.set_defaults(run=_dev)
-    demo = commands.add_parser("demo", help="a scripted walkthrough on a fresh instance")
-    demo.set_defaults(run=_demo)
+def register(app: App) -> None:
+    """Add the local-run commands to the `skincare` app."""
+    app.command(dev)
+    app.command(demo)
 
 
-def _dev(args: argparse.Namespace) -> int:
+def dev(
+    *,
+    queue: Literal["postgres", "sqs"] = "postgres",
+    home: Path = Path(".skincare"),
+    port: int = 8000,
+) -> int:
+    """Run PostgreSQL, the API and a worker on this machine until Ctrl-C.
+
+    Parameters
+    ----------
+    queue
+        The job queue: PostgreSQL's jobs table, or SQS on a local moto server.
+    home
+        Where the database, the mail, the invoices and the logs are kept.
+    port
+        Where the API listens.
+    """
     from skincare_services.dev import run_dev
 
-    return run_dev(queue=args.queue, home=args.home.resolve(), port=args.port)
+    return run_dev(queue=queue, home=home.resolve(), port=port)
 
 
-def _demo(args: argparse.Namespace) -> int:
+def demo() -> int:
+    """Run a scripted walkthrough on a fresh instance; exit 0 only if every step held."""
     from skincare_services.demo import run_demo
 
     return run_demo()

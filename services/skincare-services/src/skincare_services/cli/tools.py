@@ -1,57 +1,90 @@
-"""`skincare migrate`, `skincare token`, `skincare webhook sign`."""
+"""`skincare migrate`, `skincare token`, `skincare webhook sign`: each needs only its settings."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from datetime import timedelta
-from typing import Any
+from functools import partial
+from typing import Annotated
 
-from skincare_http import issue_token, sign_webhook
-from skincare_postgres import upgrade
-from skincare_services.startup import settings_or_exit
+from cyclopts import App, Parameter, validators
 
-Commands = Any  # argparse's private _SubParsersAction
-
-
-def register(commands: Commands) -> None:
-    """Add the commands to the `skincare` parser."""
-    migrate = commands.add_parser("migrate", help="apply database migrations up to head")
-    migrate.set_defaults(run=run_migrate)
-    token = commands.add_parser("token", help="print a signed JWT for a user (for testing)")
-    token.add_argument("--user-id", type=int, required=True)
-    token.add_argument("--ttl-minutes", type=int, default=60)
-    token.set_defaults(run=run_token)
-    webhook = commands.add_parser("webhook", help="payment webhook helpers")
-    actions = webhook.add_subparsers(dest="action", required=True)
-    sign = actions.add_parser("sign", help="print the headers that sign a webhook body")
-    sign.add_argument("body", help="the exact JSON body the gateway will send")
-    sign.add_argument("--timestamp", type=int, help="unix seconds (default: now)")
-    sign.set_defaults(run=run_sign)
+from skincare_services.cli.errors import UNAVAILABLE, CliError
 
 
-def run_migrate(args: argparse.Namespace) -> int:
-    """Upgrade the database schema."""
-    settings = settings_or_exit("cli")
-    upgrade(settings.database_url)
+def register(app: App) -> None:
+    """Add the commands to the `skincare` app."""
+    app.command(migrate)
+    app.command(token)
+    webhook = App(name="webhook", help="Payment webhook helpers.")
+    webhook.command(sign)
+    app.command(webhook)
+
+
+def migrate() -> int:
+    """Apply the database migrations up to head (needs SKINCARE_DATABASE_URL only)."""
+    from skincare_core.jobs.errors import Unavailable
+    from skincare_postgres.errors import unavailable_as_error
+    from skincare_postgres.migrations import upgrade
+    from skincare_services.settings import DatabaseSettings, load_fields
+    from skincare_services.startup import loaded_or_exit
+
+    settings = loaded_or_exit(partial(load_fields, DatabaseSettings))
+    try:
+        with unavailable_as_error():
+            upgrade(settings.database_url)
+    except Unavailable as exc:
+        raise CliError(str(exc), UNAVAILABLE) from None
     print("database migrated to head")
     return 0
 
 
-def run_token(args: argparse.Namespace) -> int:
-    """Print a bearer token."""
-    settings = settings_or_exit("cli")
-    ttl = timedelta(minutes=args.ttl_minutes)
-    print(issue_token(settings.jwt_secret, settings.jwt_issuer, args.user_id, ttl))
+def token(
+    *,
+    user_id: Annotated[int, Parameter(validator=validators.Number(gt=0))],
+    ttl_minutes: Annotated[int, Parameter(validator=validators.Number(gt=0))] = 60,
+) -> int:
+    """Print a signed JWT for a user, to try the API (needs SKINCARE_JWT_SECRET only).
+
+    Parameters
+    ----------
+    user_id
+        The id of the user the token signs in as.
+    ttl_minutes
+        Minutes until the token expires.
+    """
+    from skincare_http.auth import issue_token
+    from skincare_services.settings import TokenSettings, load_fields
+    from skincare_services.startup import loaded_or_exit
+
+    settings = loaded_or_exit(partial(load_fields, TokenSettings))
+    ttl = timedelta(minutes=ttl_minutes)
+    print(issue_token(settings.jwt_secret, settings.jwt_issuer, user_id, ttl))
     return 0
 
 
-def run_sign(args: argparse.Namespace) -> int:
-    """Print X-Timestamp and X-Signature for the body."""
-    settings = settings_or_exit("cli")
-    json.loads(args.body)
-    timestamp = args.timestamp or int(time.time())
-    print(f"X-Timestamp: {timestamp}")
-    print(f"X-Signature: {sign_webhook(settings.webhook_secret, timestamp, args.body.encode())}")
+def sign(body: str, /, *, timestamp: int | None = None) -> int:
+    """Print the X-Timestamp and X-Signature headers that sign a webhook body (needs
+    SKINCARE_WEBHOOK_SECRET only).
+
+    Parameters
+    ----------
+    body
+        The exact JSON body the gateway will send.
+    timestamp
+        The Unix time in seconds to sign at (default: now).
+    """
+    try:
+        json.loads(body)
+    except ValueError as exc:
+        raise CliError(f"the webhook body is not JSON: {exc}") from None
+    from skincare_http.webhook_signature import sign_webhook
+    from skincare_services.settings import WebhookSettings, load_fields
+    from skincare_services.startup import loaded_or_exit
+
+    settings = loaded_or_exit(partial(load_fields, WebhookSettings))
+    stamp = int(time.time()) if timestamp is None else timestamp
+    print(f"X-Timestamp: {stamp}")
+    print(f"X-Signature: {sign_webhook(settings.webhook_secret, stamp, body.encode())}")
     return 0

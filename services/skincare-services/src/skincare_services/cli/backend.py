@@ -1,0 +1,39 @@
+"""Running one command against the configured queue backend; an outage is one line, exit 3."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from typing import TYPE_CHECKING, TypeVar
+
+from skincare_services.cli.errors import UNAVAILABLE, CliError
+
+if TYPE_CHECKING:
+    from skincare_core.jobs.backend import Backend
+    from skincare_services.settings import Settings
+
+T = TypeVar("T")
+
+
+def run_on_backend(action: Callable[[Backend], Awaitable[T]]) -> T:
+    """Enter the backend the settings name, run `action` on it, and close it again."""
+    # Imported here, not at the top, so `skincare --help` loads none of the adapters.
+    import anyio
+
+    from skincare_core.jobs.errors import Unavailable
+    from skincare_services.startup import settings_or_exit
+
+    settings = settings_or_exit("cli")
+    try:
+        return anyio.run(_run, settings, action)
+    except Unavailable as exc:
+        raise CliError(str(exc), UNAVAILABLE) from None
+
+
+async def _run(settings: Settings, action: Callable[[Backend], Awaitable[T]]) -> T:
+    from skincare_services.compose import database_engine, job_backend
+
+    async with AsyncExitStack() as stack:
+        engine = await stack.enter_async_context(database_engine(settings=settings))
+        backend = await stack.enter_async_context(job_backend(settings=settings, engine=engine))
+        return await action(backend)

@@ -1,0 +1,127 @@
+"""`skincare queue stats`, `dlq count --max` and the --json output as a script or an alarm uses
+them, on the Postgres and the SQS backend, with the default INFO log level: stdout is only the
+command's output (botocore's INFO lines once landed in it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+
+import anyio
+import boto3
+import pytest
+from e2e_client import base_env
+
+from skincare_core.jobs import Backend, Job, new_job
+from skincare_postgres import create_engine, postgres_backend
+from skincare_sqs import ensure_queues, sqs_backend
+
+pytestmark = pytest.mark.slow
+Opener = Callable[[], AbstractAsyncContextManager[Backend]]
+
+
+async def _fill(open_backend: Opener, dead: Job, ready: list[Job]) -> None:
+    async with open_backend() as backend:
+        await backend.queue.enqueue(dead)
+        with anyio.fail_after(10):
+            while not (messages := await backend.queue.receive(1)):
+                pass
+        await backend.queue.dead_letter(messages[0], "PermanentJobError: no such product")
+        for job in ready:
+            await backend.queue.enqueue(job)
+
+
+def _skincare(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "skincare_services.cli.main", *args]
+    full = {**os.environ, **env, "SKINCARE_LOG_LEVEL": "INFO"}
+    return subprocess.run(command, env=full, capture_output=True, text=True, timeout=60)
+
+
+def _json(env: dict[str, str], *args: str) -> object:
+    done = _skincare(env, *args)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def _assert_ops_commands(env: dict[str, str], dead: Job, age_known: bool) -> None:
+    stats = _json(env, "queue", "stats", "--json")
+    assert isinstance(stats, dict)
+    age = stats.pop("oldest_ready_age_seconds")
+    assert stats == {"ready": 2, "scheduled": 0, "leased": 0, "dead": 1}
+    assert (age is not None and age >= 0) if age_known else age is None
+    table = _skincare(env, "queue", "stats").stdout.splitlines()
+    assert [line.split()[:2] for line in table[:4]] == [
+        ["ready", "2"], ["scheduled", "0"], ["leased", "0"], ["dead", "1"]
+    ]  # fmt: skip
+    assert _json(env, "dlq", "count", "--json") == {"dead": 1}
+    assert _json(env, "dlq", "show", dead.id, "--json") == {
+        "id": dead.id,
+        "type": dead.type,
+        "payload": dict(dead.payload),
+        "attempts": 1,
+        "error": "PermanentJobError: no such product",
+    }
+    [listed] = _json(env, "dlq", "list", "--json")  # type: ignore[misc]
+    assert (listed["id"], listed["attempts"]) == (dead.id, 1)
+    assert _json(env, "dlq", "list", "--group-by", "error", "--json") == [
+        {"error": "PermanentJobError: no such product", "count": 1}
+    ]
+    _assert_alarm_and_missing(env)
+
+
+def _assert_alarm_and_missing(env: dict[str, str]) -> None:
+    calm = _skincare(env, "dlq", "count", "--max", "1")
+    assert (calm.returncode, calm.stdout) == (0, "1\n")
+    alarm = _skincare(env, "dlq", "count", "--max", "0")
+    assert (alarm.returncode, alarm.stdout) == (1, "1\n")
+    assert alarm.stderr == "skincare: 1 dead job(s), more than the maximum of 0\n"
+    missing = _skincare(env, "dlq", "show", "no-such-job", "--json")
+    assert (missing.returncode, missing.stdout) == (1, "")
+    assert missing.stderr == "no dead job no-such-job\n"
+
+
+@pytest.fixture
+def jobs() -> Iterator[tuple[Job, list[Job]]]:
+    yield new_job("sync_warehouse_stock", product_id="42"), [new_job("noop") for _ in range(2)]
+
+
+def test_ops_commands_on_the_postgres_queue(
+    database_url: str, home: Path, jobs: tuple[Job, list[Job]]
+) -> None:
+    async def fill() -> None:
+        engine = create_engine(database_url)
+        try:
+            await _fill(lambda: postgres_backend(engine), *jobs)
+        finally:
+            await engine.dispose()
+
+    anyio.run(fill)
+    env, _ = base_env(database_url, home)
+    _assert_ops_commands(env, jobs[0], age_known=True)
+
+
+def test_ops_commands_on_the_sqs_queue(
+    database_url: str, home: Path, moto_endpoint: str, jobs: tuple[Job, list[Job]]
+) -> None:
+    client = boto3.client("sqs", endpoint_url=moto_endpoint)
+    urls = ensure_queues(client, "ops-cli")
+
+    def open_backend() -> AbstractAsyncContextManager[Backend]:
+        return sqs_backend(
+            client, queue_url=urls.queue_url, dlq_url=urls.dlq_url, outbox=None, wait_time_seconds=1
+        )
+
+    anyio.run(_fill, open_backend, *jobs)
+    env, _ = base_env(
+        database_url,
+        home,
+        SKINCARE_QUEUE="sqs",
+        SKINCARE_SQS_QUEUE_URL=urls.queue_url,
+        SKINCARE_SQS_DLQ_URL=urls.dlq_url,
+    )
+    _assert_ops_commands(env, jobs[0], age_known=False)
