@@ -82,7 +82,7 @@ def _assert_alarm_and_missing(env: dict[str, str]) -> None:
     assert alarm.stderr == "skincare: 1 dead job(s), more than the maximum of 0\n"
     missing = _skincare(env, "dlq", "show", "no-such-job", "--json")
     assert (missing.returncode, missing.stdout) == (1, "")
-    assert missing.stderr == "no dead job no-such-job\n"
+    assert missing.stderr == "skincare: no dead job no-such-job\n"
 
 
 @pytest.fixture

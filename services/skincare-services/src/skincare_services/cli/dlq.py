@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -80,8 +79,9 @@ def show(job_id: str, /, *, as_json: Json = False) -> int:
     """
     item = run_on_backend(lambda backend: backend.dead_letters.get(job_id))
     if item is None:
-        # A script's stdout stays JSON (empty); a person reads the answer where they look.
-        say(f"no dead job {job_id}", sys.stderr if as_json else sys.stdout)
+        if as_json:  # a script's stdout stays JSON: empty, and the error goes to stderr
+            raise CliError(f"no dead job {job_id}", NO)
+        say(f"no dead job {job_id}")
         return NO
     print(json.dumps(_body(item), indent=2))
     return 0
