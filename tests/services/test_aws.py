@@ -61,7 +61,7 @@ def test_each_failed_attempt_is_logged_as_it_happens(caplog: pytest.LogCaptureFi
     with pytest.raises(EndpointConnectionError):
         client.list_queues()
     records = [r for r in caplog.records if r.getMessage() == "aws.attempt_failed"]
-    assert [(r.service, r.operation, r.attempt) for r in records] == [  # type: ignore[attr-defined]
+    assert [(r.aws_service, r.operation, r.attempt) for r in records] == [  # type: ignore[attr-defined]
         ("sqs", "ListQueues", n) for n in (1, 2, 3)
     ]
     assert "Could not connect" in records[0].error  # type: ignore[attr-defined]

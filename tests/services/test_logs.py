@@ -13,12 +13,12 @@ from skincare_core.log_context import bind_fields
 from skincare_services.logs import JsonFormatter
 
 
-def _format(service: str = "worker", **extra: object) -> dict[str, object]:
+def _format(kind: str = "worker", **extra: object) -> dict[str, object]:
     record = logging.LogRecord(
         "skincare_core.jobs.worker", logging.INFO, __file__, 1, "job.done", (), None
     )
     record.__dict__.update(extra)
-    line = JsonFormatter(service).format(record)  # type: ignore[arg-type]
+    line = JsonFormatter(kind).format(record)  # type: ignore[arg-type]
     assert "\n" not in line
     return dict(json.loads(line))
 
@@ -40,6 +40,11 @@ def test_bound_fields_are_on_the_line_and_the_record_s_own_win() -> None:
 
     entry = contextvars.copy_context().run(in_a_request)
     assert (entry["service"], entry["request_id"], entry["order_id"]) == ("api", "req-1", 6)
+
+
+def test_a_record_field_never_replaces_the_line_s_own_keys() -> None:
+    entry = _format("worker", service="sqs", level="nope", aws_service="sqs")
+    assert (entry["service"], entry["level"], entry["aws_service"]) == ("worker", "INFO", "sqs")
 
 
 def test_secret_named_fields_are_masked() -> None:

@@ -58,7 +58,8 @@ def _log_failed_attempt(
     if caught_exception is None and (status is None or status < 500):
         return
     fields = {
-        "service": operation.service_model.service_name,
+        # Not "service": every log line's `service` is the process (api, worker, cli).
+        "aws_service": operation.service_model.service_name,
         "operation": operation.name,
         "attempt": attempts,
         "error": repr(caught_exception) if caught_exception is not None else f"HTTP {status}",

@@ -47,9 +47,11 @@ class JsonFormatter(logging.Formatter):
         }
         fields = {**bound_fields(), **record.__dict__}
         for key, value in fields.items():
-            if key not in _STANDARD and key not in _DROPPED and not key.startswith("_"):
-                masked = any(word in key.lower() for word in _SECRET_WORDS)
-                entry[key] = "***" if masked else value
+            # A field never replaces the line's own keys (a record's `service`, say).
+            if key in entry or key in _STANDARD or key in _DROPPED or key.startswith("_"):
+                continue
+            masked = any(word in key.lower() for word in _SECRET_WORDS)
+            entry[key] = "***" if masked else value
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
         return json.dumps(entry, default=str)
