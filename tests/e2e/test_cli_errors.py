@@ -4,6 +4,7 @@ without the database's settings."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -26,11 +27,13 @@ def skincare(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
 
 
 def assert_one_line_error(done: subprocess.CompletedProcess[str], code: int, says: str) -> None:
+    """Exit `code`, nothing on stdout, and on stderr one error line after any JSON log lines."""
     assert done.returncode == code, (done.stdout, done.stderr)
     assert done.stdout == ""
-    [line] = done.stderr.splitlines()
+    *logs, line = done.stderr.splitlines()
     assert line.startswith("skincare: ")
     assert says in line
+    assert [json.loads(log)["service"] for log in logs] == ["cli"] * len(logs)
 
 
 def unreachable_database() -> dict[str, str]:

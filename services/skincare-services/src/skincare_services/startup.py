@@ -13,8 +13,11 @@ from skincare_services.settings import Settings, SettingsError, load_settings
 T = TypeVar("T")
 
 
-def settings_or_exit(service: Service) -> Settings:
-    """Settings from the environment, then logging for `service`; a bad value exits 2."""
+def settings_or_exit(service: Service = "worker") -> Settings:
+    """Settings from the environment, then logging for `service`; a bad value exits 2.
+
+    The default suits a team's own worker entry point (README, "Adding a job type").
+    """
     settings = loaded_or_exit(load_settings)
     configure_logging(settings.log_level, service=service)
     return settings
