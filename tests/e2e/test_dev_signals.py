@@ -46,6 +46,8 @@ def alive(pid: int) -> bool:
 
 def port_is_free(port: int) -> bool:
     with socket.socket() as sock:
+        # As a new server binds it (uvicorn too): a closed connection's TIME_WAIT is no user.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("127.0.0.1", port))
         except OSError:
