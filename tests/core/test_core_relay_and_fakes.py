@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 import anyio
 import pytest
 
+from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.shop.ports import OrderEmail
@@ -24,12 +25,12 @@ class ListOutbox:
     """OutboxStorage over a list: claim takes the oldest unsent rows, mark_sent deletes them."""
 
     def __init__(self, jobs: Sequence[Job], *, claim_failures: int = 0) -> None:
-        self.rows = {str(n): job for n, job in enumerate(jobs)}
+        self.rows = {str(n): Envelope(job) for n, job in enumerate(jobs)}
         self.claim_failures = claim_failures
         self.drained = anyio.Event()
         self.released: list[str] = []
 
-    async def claim(self, limit: int) -> Sequence[tuple[str, Job]]:
+    async def claim(self, limit: int) -> Sequence[tuple[str, Envelope]]:
         if self.claim_failures:
             self.claim_failures -= 1
             raise ConnectionError("database unreachable")
@@ -48,7 +49,7 @@ class ListOutbox:
 class BrokenSink:
     """A queue that is down."""
 
-    async def enqueue_many(self, jobs: Sequence[Job]) -> None:
+    async def enqueue_many(self, envelopes: Sequence[Envelope]) -> int:
         raise ConnectionError("queue unreachable")
 
 
@@ -58,7 +59,7 @@ async def test_relay_once_forwards_a_batch_and_marks_it_sent() -> None:
     relay = OutboxRelay(storage=storage, sink=queue, batch_size=2)
     assert await relay.relay_once() == 2
     assert queue.jobs() == jobs[:2]
-    assert list(storage.rows.values()) == jobs[2:]
+    assert [e.job for e in storage.rows.values()] == jobs[2:]
     assert await relay.relay_once() == 1
     assert await relay.relay_once() == 0
     assert queue.jobs() == jobs

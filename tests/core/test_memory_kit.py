@@ -8,6 +8,7 @@ import pytest
 
 from skincare_core.jobs.errors import JobTooLarge
 from skincare_core.jobs.job import Job, new_job
+from skincare_core.jobs.routing import QueueRoutes
 from skincare_core.shop.errors import AlreadyNotified, DuplicateIdempotencyKey
 from skincare_core.shop.models import (
     CartLine,
@@ -18,7 +19,7 @@ from skincare_core.shop.models import (
     OrderStatus,
     PaymentEvent,
 )
-from skincare_core.testing.jobs import InMemoryQueue
+from skincare_core.testing.jobs import InMemoryQueue, InMemoryQueues
 from skincare_core.testing.shop import InMemoryDatabase
 
 pytestmark = pytest.mark.anyio
@@ -65,6 +66,25 @@ async def test_a_rolled_back_unit_of_work_leaves_nothing_and_sends_no_job() -> N
     async with db() as uow:
         await uow.outbox.add(job)
     assert (queue.jobs(), db.commits) == ([job], 1)
+
+
+async def test_the_outbox_routes_delays_and_keys_jobs_at_commit_only() -> None:
+    queues = InMemoryQueues(wait=timedelta(0))
+    db = InMemoryDatabase(outbox_sink=queues, routes=QueueRoutes({"pay": "critical"}))
+    pay, later, mail = new_job("pay"), new_job("mail"), new_job("mail")
+    async with db() as uow:
+        assert await uow.outbox.add(pay, unique_key="order-1") is True
+        assert await uow.outbox.add(new_job("pay"), unique_key="order-1") is False
+        assert await uow.outbox.add(later, delay=timedelta(hours=1)) is True
+        assert await uow.outbox.add(mail, not_before=datetime.now(UTC)) is True
+        with pytest.raises(ValueError, match="not both"):
+            await uow.outbox.add(mail, delay=timedelta(1), not_before=datetime.now(UTC))
+        assert queues.queue("critical").depth == 0
+    assert queues.queue("critical").jobs() == [pay]
+    assert queues.queue("default").jobs() == [later, mail]
+    assert [m.job for m in await queues.queue("default").receive(10)] == [mail]
+    async with db() as uow:
+        assert await uow.outbox.add(new_job("pay"), unique_key="order-1") is False
 
 
 async def test_the_outbox_refuses_a_job_too_large_at_once() -> None:

@@ -6,7 +6,7 @@ Hypothesis has no async rules: the queue's coroutines run through one blocking p
 from __future__ import annotations
 
 import itertools
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import attrs
@@ -19,6 +19,8 @@ from skincare_core.jobs.job import Message, new_job
 from skincare_core.testing.jobs import InMemoryQueue
 
 VISIBILITY = 10.0
+DELAY = 5.0
+EPOCH = datetime(2026, 12, 1, tzinfo=UTC)
 
 
 @attrs.define
@@ -29,6 +31,8 @@ class Modelled:
     attempts: int = 0
     visible_at: float = 0.0
     receipt: str | None = None
+    leased: bool = False
+    unique_key: str | None = None
 
 
 class InMemoryQueueMachine(RuleBasedStateMachine):
@@ -43,6 +47,7 @@ class InMemoryQueueMachine(RuleBasedStateMachine):
             visibility_timeout=timedelta(seconds=VISIBILITY),
             wait=timedelta(0),
             monotonic=lambda: self.now,
+            wall_clock=lambda: EPOCH + timedelta(seconds=self.now),
         )
         self.live: dict[str, Modelled] = {}
         self.dead: dict[str, int] = {}
@@ -61,6 +66,25 @@ class InMemoryQueueMachine(RuleBasedStateMachine):
         self.call(self.queue.enqueue, job)
         self.live[job.id] = Modelled(next(self.seq), visible_at=self.now)
 
+    @rule(key=st.sampled_from(["k1", "k2"]), delayed=st.booleans())
+    def enqueue_unique(self, key: str, delayed: bool) -> None:
+        job = new_job("u")
+        delay = timedelta(seconds=DELAY if delayed else 0)
+        added = self.call(lambda: self.queue.enqueue(job, delay=delay, unique_key=key))
+        assert added is all(m.unique_key != key for m in self.live.values())
+        if added:
+            visible_at = self.now + delay.total_seconds()
+            self.live[job.id] = Modelled(next(self.seq), visible_at=visible_at, unique_key=key)
+
+    @rule(data=st.data())
+    def cancel(self, data: st.DataObject) -> None:
+        job_id = data.draw(st.sampled_from([*self.live, *self.dead, "unknown"]))
+        entry = self.live.get(job_id)
+        running = entry is not None and entry.leased and entry.visible_at > self.now
+        assert self.call(self.queue.cancel, job_id) is (entry is not None and not running)
+        if entry is not None and not running:
+            del self.live[job_id]
+
     @rule(limit=st.integers(min_value=1, max_value=4))
     def receive(self, limit: int) -> None:
         visible = sorted(
@@ -74,6 +98,7 @@ class InMemoryQueueMachine(RuleBasedStateMachine):
             entry.attempts += 1
             entry.visible_at = self.now + VISIBILITY
             entry.receipt = message.receipt
+            entry.leased = True
             assert message.attempts == entry.attempts
         self.held += messages
 
@@ -96,6 +121,7 @@ class InMemoryQueueMachine(RuleBasedStateMachine):
         self.call(self.queue.nack, message, timedelta(0))
         if self._is_live(message):
             self.live[message.job.id].visible_at = self.now
+            self.live[message.job.id].leased = False
 
     @precondition(lambda self: self.held)
     @rule(data=st.data())
@@ -131,7 +157,7 @@ class InMemoryQueueMachine(RuleBasedStateMachine):
         assert self.call(self.queue.purge) == len(self.dead)
         self.dead.clear()
 
-    @rule(seconds=st.sampled_from([0.5, VISIBILITY + 0.5]))
+    @rule(seconds=st.sampled_from([0.5, DELAY, VISIBILITY + 0.5]))
     def advance(self, seconds: float) -> None:
         self.now += seconds
 
@@ -145,6 +171,9 @@ class InMemoryQueueMachine(RuleBasedStateMachine):
             self.live, key=lambda i: self.live[i].seq
         )
         assert self.call(self.queue.count) == len(self.dead)
+        for key in ("k1", "k2"):
+            held = any(m.unique_key == key for m in self.live.values())
+            assert self.queue.unique_key_taken(key) is held
         dead = {d.job.id: (d.attempts, d.error) for d in self.call(self._list)}
         assert dead == {job_id: (n, "model says so") for job_id, n in self.dead.items()}
 

@@ -5,21 +5,23 @@ from datetime import timedelta
 
 import pytest
 
-from skincare_core.testing.jobs import InMemoryQueue, memory_backend
+from skincare_core.testing.jobs import InMemoryQueues, memory_backend
 from skincare_core.testing.jobs.contract import QueueContract, QueueSubject
 
 
 class TestInMemoryQueueContract(QueueContract):
     @pytest.fixture
     async def subject(self) -> AsyncIterator[QueueSubject]:
-        queue = InMemoryQueue(
+        queues = InMemoryQueues(
             visibility_timeout=timedelta(seconds=0.2), wait=timedelta(seconds=0.05)
         )
-        async with memory_backend(queue) as backend:
+        async with memory_backend(queues, names=("contract-a", "contract-b")) as backend:
             yield QueueSubject(
-                backend.queue,
+                backend.queue("contract-a"),
                 backend.dead_letters,
                 timedelta(seconds=0.2),
                 timedelta(seconds=0.1),
                 backend.stats,
+                other=backend.queue("contract-b"),
+                sink=backend.sink,
             )

@@ -1,13 +1,15 @@
 """The job engine: what any team imports to run its own job types on our queues.
 
-A `Job` (id, type, string payload) is encoded by `codec`, enqueued on a `Queue` (or through an
-`Outbox` in a business transaction and forwarded by `OutboxRelay`), and run by a `Worker` that
-routes it by type (`Router`) and settles it: ack, retry with backoff, or dead-letter.
+A `Job` (id, type, string payload) is encoded by `codec`, enqueued on a named `Queue` (now, after
+a delay, or once per unique key; or through an `Outbox` in a business transaction, routed by
+`QueueRoutes` and forwarded as an `Envelope` by `OutboxRelay`), and run by a `Worker` per named
+queue that routes it by type (`Router`) and settles it: ack, retry with backoff, or dead-letter.
 """
 
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.backoff import backoff_delay, full_jitter_delay
 from skincare_core.jobs.codec import MAX_JOB_BYTES, decode_job, encode_job
+from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.errors import (
     InvalidJob,
     JobTooLarge,
@@ -29,13 +31,16 @@ from skincare_core.jobs.ports import (
 )
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.jobs.router import Handler, Router
+from skincare_core.jobs.routing import DEFAULT_QUEUE, QueueRoutes
 from skincare_core.jobs.worker import Worker
 
 __all__ = [
+    "DEFAULT_QUEUE",
     "MAX_JOB_BYTES",
     "Backend",
     "DeadLetter",
     "DeadLetters",
+    "Envelope",
     "Handler",
     "InvalidJob",
     "Job",
@@ -48,6 +53,7 @@ __all__ = [
     "PermanentJobError",
     "Queue",
     "QueueCounts",
+    "QueueRoutes",
     "QueueStats",
     "RetryLater",
     "Router",

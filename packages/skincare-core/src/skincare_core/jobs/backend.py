@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-from attrs import frozen
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from attrs import field, frozen
 
 from skincare_core.jobs.ports import DeadLetters, JobSink, OutboxStorage, Queue, QueueStats
+from skincare_core.jobs.routing import DEFAULT_QUEUE
+
+
+def _read_only(queues: Mapping[str, Queue]) -> Mapping[str, Queue]:
+    return MappingProxyType(dict(queues))
 
 
 @frozen
@@ -12,13 +20,22 @@ class Backend:
     """A queue adapter as the engine and the operator use it.
 
     Each adapter package exports one async context manager yielding this value and closing its
-    own connections on exit. `outbox` is the relay's storage, set only where a relay must run
-    (a queue whose outbox rows live elsewhere); where the outbox row is the queue row it is None.
-    `stats` counts the queue's jobs by state.
+    own connections on exit. `queues` holds one `Queue` per named queue it was asked to serve;
+    `dead_letters`, `sink` and `stats` cover every named queue. `outbox` is the relay's storage,
+    set only where a relay must run (a queue whose outbox rows live elsewhere); where the outbox
+    row is the queue row it is None. `stats` counts the jobs by state.
     """
 
-    queue: Queue
+    queues: Mapping[str, Queue] = field(converter=_read_only)
     dead_letters: DeadLetters
     sink: JobSink
     outbox: OutboxStorage | None
     stats: QueueStats
+
+    def queue(self, name: str = DEFAULT_QUEUE) -> Queue:
+        """The named queue; KeyError naming the queues served when it is not one of them."""
+        try:
+            return self.queues[name]
+        except KeyError:
+            served = ", ".join(self.queues) or "none"
+            raise KeyError(f"queue {name!r} is not served here (served: {served})") from None

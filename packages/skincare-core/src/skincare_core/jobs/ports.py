@@ -9,14 +9,41 @@ from typing import Protocol
 
 from attrs import frozen
 
+from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Job, Message
+from skincare_core.jobs.routing import DEFAULT_QUEUE
 
 
 class Queue(Protocol):
-    """At-least-once delivery with leases. A stale receipt never touches a newer lease."""
+    """One named queue: at-least-once delivery with leases. A stale receipt never touches a
+    newer lease. A job is *ready* (visible now), *scheduled* (visible later: a delay or a retry's
+    backoff) or *running* (leased), until it is acked, dead or cancelled."""
 
-    async def enqueue(self, job: Job) -> None:
-        """Make the job available now; JobTooLarge is raised before anything is sent."""
+    @property
+    def name(self) -> str:
+        """The queue's name (`default`, `critical`, ...)."""
+
+    async def enqueue(
+        self,
+        job: Job,
+        *,
+        delay: timedelta | None = None,
+        not_before: datetime | None = None,
+        unique_key: str | None = None,
+    ) -> bool:
+        """Add the job, visible after `delay` or from `not_before` (aware; neither: now).
+
+        Passing both is a ValueError; JobTooLarge is raised before anything is sent. With a
+        `unique_key`, nothing is added while a job with that key is ready, scheduled or running
+        on this backend (any of its queues): returns whether the job was added.
+        """
+
+    async def cancel(self, job_id: str) -> bool:
+        """Remove a ready or scheduled job of this queue; whether one was removed.
+
+        A running job is not interrupted: cancel returns False and the job finishes (or fails)
+        as it would have. Dead jobs are the dead letters' business.
+        """
 
     async def receive(self, max_messages: int = 1) -> list[Message]:
         """Lease up to `max_messages` jobs, waiting up to the adapter's poll; [] when none came."""
@@ -35,39 +62,43 @@ class Queue(Protocol):
 
 
 class JobSink(Protocol):
-    """Where the outbox relay sends committed jobs, many at a time."""
+    """Where the outbox relay sends committed jobs, many at a time, each to its named queue."""
 
-    async def enqueue_many(self, jobs: Sequence[Job]) -> None:
-        """Enqueue every job; on error some may have been sent (handlers are idempotent)."""
+    async def enqueue_many(self, envelopes: Sequence[Envelope]) -> int:
+        """Enqueue every envelope on its queue, honouring `not_before` and `unique_key`; how many
+        were added. On error some may have been sent (handlers are idempotent)."""
 
 
 @frozen
 class DeadLetter:
-    """A dead job, with why and when it died."""
+    """A dead job, with why and when it died, and the queue it died in."""
 
     job: Job
     attempts: int
     error: str
     dead_at: datetime
+    queue: str = DEFAULT_QUEUE
 
 
 class DeadLetters(Protocol):
-    """Operations on dead jobs: inspect, redrive back to the queue, purge."""
+    """Operations on dead jobs of every named queue: inspect, redrive, purge."""
 
-    async def count(self) -> int:
-        """How many jobs are dead."""
+    async def count(self, *, queue: str | None = None) -> int:
+        """How many jobs are dead (in one queue)."""
 
-    async def list(self, *, job_type: str | None = None, limit: int = 100) -> list[DeadLetter]:
-        """Dead jobs, oldest first, optionally of one type."""
+    async def list(
+        self, *, job_type: str | None = None, queue: str | None = None, limit: int = 100
+    ) -> list[DeadLetter]:
+        """Dead jobs, oldest first, optionally of one type and of one queue."""
 
     async def get(self, job_id: str) -> DeadLetter | None:
         """The dead job with this id; None if no job of that id is dead."""
 
     async def redrive(self, job_id: str) -> bool:
-        """Send one dead job back with attempts reset; False if no such dead job."""
+        """Send one dead job back to the queue it died in, attempts reset; False if none."""
 
-    async def redrive_all(self, *, job_type: str | None = None) -> int:
-        """Send every dead job (of one type) back; returns how many."""
+    async def redrive_all(self, *, job_type: str | None = None, queue: str | None = None) -> int:
+        """Send every dead job (of one type, of one queue) back; returns how many."""
 
     async def purge(self) -> int:
         """Delete every dead job; returns how many."""
@@ -100,15 +131,23 @@ class QueueStats(Protocol):
 class Outbox(Protocol):
     """Jobs written in the same transaction as the business change that causes them."""
 
-    async def add(self, job: Job) -> None:
-        """Queue `job` if, and only if, this unit of work commits."""
+    async def add(
+        self,
+        job: Job,
+        *,
+        delay: timedelta | None = None,
+        not_before: datetime | None = None,
+        unique_key: str | None = None,
+    ) -> bool:
+        """Queue `job` if, and only if, this unit of work commits, on the queue its type is
+        routed to; delay, not_before and unique_key as `Queue.enqueue` (False: not added)."""
 
 
 class OutboxStorage(Protocol):
     """Committed outbox jobs waiting for the relay: claimed with a lease, deleted once sent."""
 
-    async def claim(self, limit: int) -> Sequence[tuple[str, Job]]:
-        """Lease up to `limit` unsent jobs as (handle, job); [] when none wait."""
+    async def claim(self, limit: int) -> Sequence[tuple[str, Envelope]]:
+        """Lease up to `limit` unsent envelopes as (handle, envelope); [] when none wait."""
 
     async def mark_sent(self, handles: Sequence[str]) -> None:
         """These jobs reached the queue."""

@@ -37,7 +37,7 @@ class OutboxRelay:
             return 0
         handles = [handle for handle, _ in claimed]
         try:
-            await self._sink.enqueue_many([job for _, job in claimed])
+            await self._sink.enqueue_many([envelope for _, envelope in claimed])
         except BaseException:
             # Waiting out the claim's lease would delay every job of the batch by it once the
             # queue is back; some may have been sent (a resend is harmless: handlers are

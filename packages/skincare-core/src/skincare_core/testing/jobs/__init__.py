@@ -1,10 +1,11 @@
-"""The engine's test kit: an in-memory queue with real leases, delays, attempts and dead letters.
+"""The engine's test kit: in-memory named queues with real leases, delays, unique keys, cancel,
+attempts and dead letters.
 
-`memory_backend` yields it in the `Backend` shape every queue adapter yields. The queue contract
+`memory_backend` yields them in the `Backend` shape every queue adapter yields. The queue contract
 suite every adapter runs is `skincare_core.testing.jobs.contract`.
 """
 
-from skincare_core.testing.jobs.memory_backend import memory_backend
+from skincare_core.testing.jobs.memory_backend import InMemoryQueues, memory_backend
 from skincare_core.testing.jobs.memory_queue import InMemoryQueue
 
-__all__ = ["InMemoryQueue", "memory_backend"]
+__all__ = ["InMemoryQueue", "InMemoryQueues", "memory_backend"]

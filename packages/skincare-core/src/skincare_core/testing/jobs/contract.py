@@ -1,9 +1,10 @@
-"""The queue contract suite: every Queue + DeadLetters + QueueStats adapter runs these tests
-unchanged (the stats tests are in `stats_contract`, which `QueueContract` includes).
+"""The queue contract suite: every Queue + DeadLetters + JobSink + QueueStats adapter runs these
+tests unchanged (the stats tests are in `stats_contract`, which `DeliveryContract` includes).
 
 Subclass `QueueContract` in your adapter's tests and override the `subject` fixture to yield a
-`QueueSubject` on a fresh, empty queue whose lease is `visibility` and whose receive returns
-within about `tick` when nothing is there.
+`QueueSubject` on fresh, empty queues whose lease is `visibility` and whose receive returns
+within about `tick` when nothing is there. `QueueContract` is `DeliveryContract` (below) plus the
+scheduling and named-queue tests of `scheduling_contract`.
 """
 
 from __future__ import annotations
@@ -18,19 +19,24 @@ from attrs import frozen
 
 from skincare_core.jobs.errors import JobTooLarge
 from skincare_core.jobs.job import Job, Message, new_job
-from skincare_core.jobs.ports import DeadLetters, Queue, QueueStats
+from skincare_core.jobs.ports import DeadLetters, JobSink, Queue, QueueStats
+from skincare_core.testing.jobs.scheduling_contract import NamedQueueContract, SchedulingContract
 from skincare_core.testing.jobs.stats_contract import QueueStatsContract
 
 
 @frozen
 class QueueSubject:
-    """The adapter under test: its queue, its dead letters, its stats and its timing."""
+    """The adapter under test: a queue, its backend's dead letters, its timing, its stats, and
+    (for the scheduling and named-queue tests) `other`, a second named queue, and the backend's
+    `sink`."""
 
     queue: Queue
     dead_letters: DeadLetters
     visibility: timedelta
     tick: timedelta
     stats: QueueStats
+    other: Queue | None = None
+    sink: JobSink | None = None
 
 
 async def receive_one(subject: QueueSubject, within: float = 10.0) -> Message:
@@ -53,7 +59,7 @@ async def sleep_past(duration: timedelta, subject: QueueSubject) -> None:
     await anyio.sleep((duration + subject.tick).total_seconds())
 
 
-class QueueContract(QueueStatsContract):
+class DeliveryContract(QueueStatsContract):
     """Delivery, ack, nack delay, attempts, leases, stale receipts, dead letters (get, list,
     redrive, purge), size, and the stats."""
 
@@ -204,6 +210,10 @@ class QueueContract(QueueStatsContract):
         with pytest.raises(JobTooLarge):
             await subject.queue.enqueue(new_job("contract", blob="x" * (256 * 1024)))
         await assert_nothing(subject)
+
+
+class QueueContract(DeliveryContract, SchedulingContract, NamedQueueContract):
+    """The whole contract: delivery, delays, unique keys, cancel and named queues."""
 
 
 async def _bury(subject: QueueSubject, job: Job) -> None:

@@ -1,23 +1,110 @@
-"""`memory_backend`: the in-memory queue in the backend shape every queue adapter yields."""
+"""`InMemoryQueues`, one in-memory queue per name, and `memory_backend`, the backend shape of it."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import builtins
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
+from typing import Any
 
 from skincare_core.jobs.backend import Backend
-from skincare_core.jobs.ports import OutboxStorage
+from skincare_core.jobs.envelope import Envelope
+from skincare_core.jobs.ports import DeadLetter, OutboxStorage, QueueCounts
+from skincare_core.jobs.routing import DEFAULT_QUEUE
+from skincare_core.testing.jobs.memory_keys import UniqueKeys
 from skincare_core.testing.jobs.memory_queue import InMemoryQueue
+
+
+class InMemoryQueues:
+    """Named in-memory queues sharing unique keys: the sink (by each envelope's queue), the dead
+    letters and the stats of all of them. A queue is made on first use with `options`
+    (InMemoryQueue's)."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._keys = UniqueKeys()
+        self._queues: dict[str, InMemoryQueue] = {}
+
+    def queue(self, name: str = DEFAULT_QUEUE) -> InMemoryQueue:
+        """The queue called `name`, made now if it is new."""
+        if name not in self._queues:
+            self._queues[name] = InMemoryQueue(name, unique_keys=self._keys, **self._options)
+        return self._queues[name]
+
+    def unique_key_taken(self, key: str) -> bool:
+        """Whether a live job of any queue holds `key`."""
+        return self._keys.taken(key)
+
+    async def enqueue_many(self, envelopes: Sequence[Envelope]) -> int:
+        """Each envelope to its own queue; how many were added."""
+        added = 0
+        for envelope in envelopes:
+            added += await self.queue(envelope.queue).enqueue_many([envelope])
+        return added
+
+    async def count(self, *, queue: str | None = None) -> int:
+        """Dead jobs of every queue (or of one)."""
+        return sum([await q.count() for q in self._chosen(queue)])
+
+    async def list(
+        self, *, job_type: str | None = None, queue: str | None = None, limit: int = 100
+    ) -> builtins.list[DeadLetter]:
+        """Dead jobs of every queue (or of one), oldest first."""
+        chosen = self._chosen(queue)
+        dead = [d for q in chosen for d in await q.list(job_type=job_type, limit=limit)]
+        return sorted(dead, key=lambda d: d.dead_at)[:limit]
+
+    async def get(self, job_id: str) -> DeadLetter | None:
+        """The dead job with this id, in whichever queue it died."""
+        for queue in self._queues.values():
+            if (dead := await queue.get(job_id)) is not None:
+                return dead
+        return None
+
+    async def redrive(self, job_id: str) -> bool:
+        """Back to the queue it died in."""
+        return any([await q.redrive(job_id) for q in self._queues.values()])
+
+    async def redrive_all(self, *, job_type: str | None = None, queue: str | None = None) -> int:
+        """Every dead job (of one type, of one queue) back to its queue."""
+        return sum([await q.redrive_all(job_type=job_type) for q in self._chosen(queue)])
+
+    async def purge(self) -> int:
+        """Forget every dead job of every queue."""
+        return sum([await q.purge() for q in self._queues.values()])
+
+    async def stats(self) -> QueueCounts:
+        """The counts of every queue added up; the oldest ready job of any of them."""
+        counts = [await q.stats() for q in self._queues.values()]
+        ages = [c.oldest_ready_age for c in counts if c.oldest_ready_age is not None]
+        return QueueCounts(
+            ready=sum(c.ready for c in counts),
+            scheduled=sum(c.scheduled for c in counts),
+            leased=sum(c.leased for c in counts),
+            dead=sum(c.dead for c in counts),
+            oldest_ready_age=max(ages, default=None),
+        )
+
+    def _chosen(self, queue: str | None) -> builtins.list[InMemoryQueue]:
+        if queue is None:
+            return builtins.list(self._queues.values())
+        return [self._queues[queue]] if queue in self._queues else []
 
 
 @asynccontextmanager
 async def memory_backend(
-    queue: InMemoryQueue | None = None, *, outbox: OutboxStorage | None = None
+    queues: InMemoryQueues | None = None,
+    *,
+    names: Iterable[str] = (DEFAULT_QUEUE,),
+    outbox: OutboxStorage | None = None,
 ) -> AsyncIterator[Backend]:
-    """`queue` (a fresh `InMemoryQueue` if None) as queue, dead letters, sink and stats.
+    """`queues` (fresh `InMemoryQueues` if None) serving `names`, as sink, dead letters and
+    stats.
 
     Pass `outbox` to have a relay forward from it, as with a queue whose outbox lives elsewhere.
-    Keep a reference to `queue` to inspect it (`depth`, `jobs()`); nothing needs closing.
+    Keep a reference to `queues` to inspect them (`queue(name).depth`, `.jobs()`); nothing needs
+    closing.
     """
-    queue = InMemoryQueue() if queue is None else queue
-    yield Backend(queue=queue, dead_letters=queue, sink=queue, outbox=outbox, stats=queue)
+    queues = InMemoryQueues() if queues is None else queues
+    served = {name: queues.queue(name) for name in names}
+    yield Backend(queues=served, dead_letters=queues, sink=queues, outbox=outbox, stats=queues)

@@ -1,5 +1,5 @@
-"""An in-memory Queue + DeadLetters + QueueStats with real leases, delays, attempts and stale
-receipts."""
+"""An in-memory named Queue + DeadLetters + QueueStats with real leases, delays, unique keys
+and cancel."""
 
 from __future__ import annotations
 
@@ -14,8 +14,12 @@ import anyio
 from attrs import define
 
 from skincare_core.jobs.codec import decode_job, encode_job
+from skincare_core.jobs.envelope import Envelope, check_unique_key, due_at
 from skincare_core.jobs.job import Job, Message
 from skincare_core.jobs.ports import DeadLetter, QueueCounts
+from skincare_core.jobs.routing import DEFAULT_QUEUE, check_queue_name
+from skincare_core.testing.jobs.memory_dead import MemoryDeadLetters
+from skincare_core.testing.jobs.memory_keys import UniqueKeys
 
 
 @define
@@ -26,47 +30,84 @@ class _Entry:
     visible_at: float = 0.0
     receipt: str | None = None
     leased: bool = False
+    unique_key: str | None = None
 
 
-class InMemoryQueue:
-    """FIFO among visible jobs. `max_receives` mimics an SQS redrive policy when set."""
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class InMemoryQueue(MemoryDeadLetters):
+    """FIFO among visible jobs. `max_receives` mimics an SQS redrive policy when set.
+
+    Delays run on `monotonic`; a `not_before` time is turned into a delay with `wall_clock`.
+    Give several queues one `unique_keys` to make a key unique across them (`InMemoryQueues`
+    does). As a sink on its own it takes every envelope, whatever queue it names.
+    """
 
     def __init__(
         self,
+        name: str = DEFAULT_QUEUE,
         *,
         visibility_timeout: timedelta = timedelta(seconds=30),
         wait: timedelta = timedelta(seconds=1),
         max_receives: int | None = None,
         monotonic: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], datetime] = _utc_now,
+        unique_keys: UniqueKeys | None = None,
     ) -> None:
+        super().__init__()
+        self.name = check_queue_name(name)
         self._visibility = visibility_timeout.total_seconds()
         self._wait = wait.total_seconds()
         self._max_receives = max_receives
         self._now = monotonic
+        self._wall = wall_clock
+        self._keys = UniqueKeys() if unique_keys is None else unique_keys
         self._entries: dict[str, _Entry] = {}
-        self._dead: dict[str, DeadLetter] = {}
         self._seq = itertools.count()
         self._wakeup: anyio.Event | None = None
 
     @property
     def depth(self) -> int:
-        """Jobs not yet acked or dead, leased or not."""
+        """Jobs not yet acked, dead or cancelled: ready, scheduled or running."""
         return len(self._entries)
 
-    def jobs(self) -> list[Job]:
+    def jobs(self) -> builtins.list[Job]:
         """Live jobs in enqueue order."""
         return [e.job for e in sorted(self._entries.values(), key=lambda e: e.seq)]
 
-    async def enqueue(self, job: Job) -> None:
-        """Add a job, visible now; JobTooLarge past the size limit."""
-        self._put(decode_job(encode_job(job)), attempts=0)
+    async def enqueue(
+        self,
+        job: Job,
+        *,
+        delay: timedelta | None = None,
+        not_before: datetime | None = None,
+        unique_key: str | None = None,
+    ) -> bool:
+        """Add a job, visible after the delay; False if its unique key is held by a live job."""
+        check_unique_key(unique_key)
+        due = due_at(delay=delay, not_before=not_before, now=self._wall())
+        return self._add(decode_job(encode_job(job)), due, unique_key)
 
-    async def enqueue_many(self, jobs: Sequence[Job]) -> None:
-        """Add several jobs."""
-        for job in jobs:
-            await self.enqueue(job)
+    async def enqueue_many(self, envelopes: Sequence[Envelope]) -> int:
+        """Add every envelope's job here; how many were added (unique keys honoured)."""
+        checked = [(decode_job(encode_job(e.job)), e) for e in envelopes]
+        return sum([self._add(job, e.not_before, e.unique_key) for job, e in checked])
 
-    async def receive(self, max_messages: int = 1) -> list[Message]:
+    def unique_key_taken(self, key: str) -> bool:
+        """Whether a live job holds `key` (the in-memory outbox checks this before adding)."""
+        return self._keys.taken(key)
+
+    async def cancel(self, job_id: str) -> bool:
+        """Remove a ready or scheduled job; a running (leased) job is left to finish: False."""
+        entry = self._entries.get(job_id)
+        if entry is None or self._running(entry):
+            return False
+        self._remove(entry)
+        return True
+
+    async def receive(self, max_messages: int = 1) -> builtins.list[Message]:
         """Lease up to `max_messages` visible jobs, waiting up to `wait` for one."""
         deadline = self._now() + self._wait
         while True:
@@ -82,13 +123,13 @@ class InMemoryQueue:
     async def ack(self, message: Message) -> None:
         """Remove the job if the receipt is live."""
         if self._live(message):
-            del self._entries[message.job.id]
+            self._remove(self._entries[message.job.id])
 
     async def nack(self, message: Message, delay: timedelta) -> None:
-        """Make the job visible after `delay` if the receipt is live."""
+        """Make the job visible after `delay` if the receipt is live (scheduled, not running)."""
         if self._live(message):
             self._entries[message.job.id].leased = False
-        self._lease(message, delay)
+            self._lease(message, delay)
 
     async def extend(self, message: Message, visibility: timedelta) -> None:
         """Keep the lease for `visibility` more if the receipt is live."""
@@ -97,14 +138,13 @@ class InMemoryQueue:
     async def dead_letter(self, message: Message, reason: str) -> None:
         """Move the job to the dead letters if the receipt is live."""
         if self._live(message):
-            entry = self._entries.pop(message.job.id)
-            self._bury(entry, reason)
+            self._bury(self._entries[message.job.id], reason)
 
     async def stats(self) -> QueueCounts:
         """Ready (an expired lease is ready again), scheduled, leased and dead jobs."""
         now = self._now()
         ready = [e.visible_at for e in self._entries.values() if e.visible_at <= now]
-        leased = sum(e.leased for e in self._entries.values() if e.visible_at > now)
+        leased = sum(self._running(e) for e in self._entries.values())
         return QueueCounts(
             ready=len(ready),
             scheduled=len(self._entries) - len(ready) - leased,
@@ -113,42 +153,20 @@ class InMemoryQueue:
             oldest_ready_age=timedelta(seconds=now - min(ready)) if ready else None,
         )
 
-    async def count(self) -> int:
-        """Dead jobs."""
-        return len(self._dead)
-
-    async def list(self, *, job_type: str | None = None, limit: int = 100) -> list[DeadLetter]:
-        """Dead jobs, oldest first."""
-        dead = sorted(self._dead.values(), key=lambda d: d.dead_at)
-        return [d for d in dead if job_type in (None, d.job.type)][:limit]
-
-    async def get(self, job_id: str) -> DeadLetter | None:
-        """The dead job with this id, if it is dead."""
-        return self._dead.get(job_id)
-
-    async def redrive(self, job_id: str) -> bool:
-        """Back to the queue with attempts reset."""
-        dead = self._dead.pop(job_id, None)
-        if dead is not None:
-            self._put(dead.job, attempts=0)
-        return dead is not None
-
-    async def redrive_all(self, *, job_type: str | None = None) -> int:
-        """Redrive every dead job (of one type)."""
-        ids = [d.job.id for d in await self.list(job_type=job_type, limit=len(self._dead))]
-        for job_id in ids:
-            await self.redrive(job_id)
-        return len(ids)
-
-    async def purge(self) -> int:
-        """Forget every dead job."""
-        count = len(self._dead)
-        self._dead.clear()
-        return count
-
-    def _put(self, job: Job, *, attempts: int) -> None:
-        self._entries[job.id] = _Entry(job, next(self._seq), attempts, self._now())
+    def _add(self, job: Job, due: datetime | None, unique_key: str | None) -> bool:
+        # A job id is live or dead at most once, as a table row keyed by id would be.
+        if job.id in self._entries or job.id in self._dead:
+            return False
+        if not self._keys.take(unique_key, job.id):
+            return False
+        wait = 0.0 if due is None else max(0.0, (due - self._wall()).total_seconds())
+        entry = _Entry(job, next(self._seq), visible_at=self._now() + wait, unique_key=unique_key)
+        self._entries[job.id] = entry
         self._wake()
+        return True
+
+    def _revive(self, job: Job) -> None:
+        self._add(job, None, None)
 
     def _claim(self, limit: int) -> builtins.list[Message]:
         now = self._now()
@@ -158,15 +176,18 @@ class InMemoryQueue:
             if len(messages) == limit:
                 break
             if self._max_receives is not None and entry.attempts >= self._max_receives:
-                del self._entries[entry.job.id]
                 self._bury(entry, f"received {entry.attempts} times (max_receives)")
                 continue
             entry.attempts += 1
             entry.leased = True
             entry.receipt = uuid.uuid4().hex
+            entry.leased = True
             entry.visible_at = now + self._visibility
             messages.append(Message(entry.receipt, entry.job, entry.attempts))
         return messages
+
+    def _running(self, entry: _Entry) -> bool:
+        return entry.leased and entry.visible_at > self._now()
 
     def _next_visible(self) -> float:
         return min((e.visible_at for e in self._entries.values()), default=float("inf"))
@@ -184,8 +205,15 @@ class InMemoryQueue:
         if self._wakeup is not None:
             self._wakeup.set()
 
+    def _remove(self, entry: _Entry) -> None:
+        del self._entries[entry.job.id]
+        self._keys.release(entry.unique_key, entry.job.id)
+
     def _bury(self, entry: _Entry, reason: str) -> None:
-        self._dead[entry.job.id] = DeadLetter(entry.job, entry.attempts, reason, datetime.now(UTC))
+        self._remove(entry)
+        self._dead[entry.job.id] = DeadLetter(
+            entry.job, entry.attempts, reason, datetime.now(UTC), self.name
+        )
 
 
 def _seq(entry: _Entry) -> int:

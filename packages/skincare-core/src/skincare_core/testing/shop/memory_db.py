@@ -11,19 +11,24 @@ from types import TracebackType
 
 import anyio
 
-from skincare_core.jobs.job import Job
-from skincare_core.jobs.ports import JobSink
+from skincare_core.jobs.envelope import Envelope
+from skincare_core.jobs.routing import QueueRoutes
 from skincare_core.shop.models import Product, User
 from skincare_core.testing.shop import memory_repos as repos
+from skincare_core.testing.shop.memory_outbox import MemoryOutbox, OutboxSink
 from skincare_core.testing.shop.memory_state import ShopState
 
 
 class InMemoryDatabase:
-    """The shop's tables in memory. Call it to get a unit of work (it is a UnitOfWorkFactory)."""
+    """The shop's tables in memory. Call it to get a unit of work (it is a UnitOfWorkFactory).
 
-    def __init__(self, *, outbox_sink: JobSink) -> None:
+    Outbox jobs go to the queue `routes` names for their type, on `outbox_sink` at commit.
+    """
+
+    def __init__(self, *, outbox_sink: OutboxSink, routes: QueueRoutes | None = None) -> None:
         self.state = ShopState()
-        self._sink = outbox_sink
+        self.routes = QueueRoutes() if routes is None else routes
+        self.sink = outbox_sink
         self._lock: anyio.Lock | None = None
         self.faults: dict[str, list[BaseException]] = {}
         self.commits = 0
@@ -59,11 +64,11 @@ class InMemoryDatabase:
             self._lock = anyio.Lock()
         return self._lock
 
-    async def commit(self, state: ShopState, jobs: Sequence[Job]) -> None:
+    async def commit(self, state: ShopState, envelopes: Sequence[Envelope]) -> None:
         """Swap in the unit of work's state and send its outbox jobs."""
         self.state = state
         self.commits += 1
-        await self._sink.enqueue_many(jobs)
+        await self.sink.enqueue_many(envelopes)
 
     def _next_id(self) -> int:
         value = self.state.next_id
@@ -77,7 +82,7 @@ class InMemoryUnitOfWork:
     def __init__(self, db: InMemoryDatabase) -> None:
         self._db = db
         self.state = ShopState()
-        self.pending_jobs: list[Job] = []
+        self.pending_jobs: list[Envelope] = []
 
     async def __aenter__(self) -> InMemoryUnitOfWork:
         await self._db.lock().acquire()
@@ -89,7 +94,7 @@ class InMemoryUnitOfWork:
         self.payments = repos.Payments(self)
         self.notifications = repos.Notifications(self)
         self.invoices = repos.Invoices(self)
-        self.outbox = repos.MemoryOutbox(self)
+        self.outbox = MemoryOutbox(self, self._db.routes, self._db.sink)
         return self
 
     async def __aexit__(

@@ -7,7 +7,7 @@ from typing import Any, Protocol
 import attrs
 from attrs import define, field
 
-from skincare_core.jobs.job import Job
+from skincare_core.jobs.envelope import Envelope
 from skincare_core.shop.models import InvoiceRecord, NotificationType, Order, Payment, Product, User
 
 
@@ -38,7 +38,7 @@ class Transaction(Protocol):
     """A unit of work as its repositories see it: a private copy of the tables and an outbox."""
 
     state: ShopState
-    pending_jobs: list[Job]
+    pending_jobs: list[Envelope]
 
     def fault(self, operation: str) -> None:
         """Raise an injected fault for `operation`, if any."""

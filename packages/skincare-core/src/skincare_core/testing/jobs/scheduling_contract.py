@@ -1,0 +1,262 @@
+"""The scheduling half of the queue contract: delays, unique keys and cancel (`SchedulingContract`),
+and named queues (`NamedQueueContract`). `QueueContract` includes both.
+
+The subject must also give `other`, a second named queue of the same backend, and `sink`, the
+backend's sink.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import anyio
+import pytest
+
+from skincare_core.jobs.envelope import Envelope
+from skincare_core.jobs.job import Job, Message, new_job
+from skincare_core.jobs.ports import Queue
+
+
+async def receive_from(queue: Queue, within: float = 10.0) -> Message:
+    """Receive from `queue` until one message arrives."""
+    with anyio.fail_after(within):
+        while True:
+            messages = await queue.receive(1)
+            if messages:
+                assert len(messages) == 1
+                return messages[0]
+
+
+async def jobs_from(queue: Queue, count: int) -> list[Job]:
+    """Receive and ack `count` messages from `queue`; their jobs by id."""
+    jobs = []
+    for _ in range(count):
+        message = await receive_from(queue)
+        await queue.ack(message)
+        jobs.append(message.job)
+    return sorted(jobs, key=lambda job: job.id)
+
+
+def by_id(*jobs: Job) -> list[Job]:
+    """The jobs sorted by id, to compare with `jobs_from`."""
+    return sorted(jobs, key=lambda job: job.id)
+
+
+async def nothing_on(queue: Queue) -> None:
+    """No message of `queue` is visible now."""
+    assert await queue.receive(10) == []
+
+
+async def bury_on(queue: Queue, job: Job) -> None:
+    """Enqueue `job` on `queue` and dead-letter it."""
+    assert await queue.enqueue(job) is True
+    await queue.dead_letter(await receive_from(queue), "contract: buried")
+
+
+def _ticks(subject: Any, n: float) -> timedelta:
+    tick: timedelta = subject.tick
+    return tick * n
+
+
+async def _sleep(duration: timedelta) -> None:
+    await anyio.sleep(duration.total_seconds())
+
+
+class _Subject:
+    pytestmark = pytest.mark.anyio
+
+    @pytest.fixture
+    async def subject(self) -> AsyncIterator[Any]:
+        """Override: yield a QueueSubject (with `other` and `sink`) on fresh, empty queues."""
+        raise NotImplementedError
+        yield  # pragma: no cover
+
+
+class SchedulingContract(_Subject):
+    """Delayed delivery, not_before, unique keys, cancel."""
+
+    async def test_a_delayed_job_is_delivered_only_after_its_delay(self, subject: Any) -> None:
+        job = new_job("contract.delayed")
+        assert await subject.queue.enqueue(job, delay=_ticks(subject, 4)) is True
+        await nothing_on(subject.queue)
+        await _sleep(_ticks(subject, 5))
+        message = await receive_from(subject.queue)
+        assert (message.job, message.attempts) == (job, 1)
+
+    async def test_not_before_later_waits_and_earlier_is_due_now(self, subject: Any) -> None:
+        later, earlier = new_job("contract.later"), new_job("contract.earlier")
+        now = datetime.now(UTC)
+        await subject.queue.enqueue(later, not_before=now + _ticks(subject, 4))
+        await subject.queue.enqueue(earlier, not_before=now - timedelta(hours=1))
+        assert await jobs_from(subject.queue, 1) == [earlier]
+        await nothing_on(subject.queue)
+        await _sleep(_ticks(subject, 5))
+        assert (await receive_from(subject.queue)).job == later
+
+    async def test_a_bad_schedule_is_refused_and_adds_nothing(self, subject: Any) -> None:
+        job, now = new_job("contract.bad"), datetime.now(UTC)
+        for schedule in (
+            {"delay": timedelta(seconds=1), "not_before": now},
+            {"delay": timedelta(seconds=-1)},
+            {"not_before": now.replace(tzinfo=None)},
+            {"unique_key": ""},
+        ):
+            with pytest.raises(ValueError):  # noqa: PT011 - each names its own mistake
+                await subject.queue.enqueue(job, **schedule)
+        await nothing_on(subject.queue)
+
+    async def test_the_sink_honours_not_before(self, subject: Any) -> None:
+        job = new_job("contract.sink_delayed")
+        due = datetime.now(UTC) + _ticks(subject, 4)
+        assert await subject.sink.enqueue_many([Envelope(job, subject.queue.name, due)]) == 1
+        await nothing_on(subject.queue)
+        await _sleep(_ticks(subject, 5))
+        assert (await receive_from(subject.queue)).job == job
+
+    async def test_a_unique_key_adds_nothing_while_its_job_is_ready(self, subject: Any) -> None:
+        first, second = new_job("contract.unique"), new_job("contract.unique")
+        assert await subject.queue.enqueue(first, unique_key="k") is True
+        assert await subject.queue.enqueue(second, unique_key="k") is False
+        assert await subject.queue.enqueue(second, unique_key="other-key") is True
+        assert await jobs_from(subject.queue, 2) == by_id(first, second)
+        await nothing_on(subject.queue)
+
+    async def test_a_unique_key_is_held_while_running_and_freed_by_ack(self, subject: Any) -> None:
+        first, second = new_job("contract.unique"), new_job("contract.unique")
+        await subject.queue.enqueue(first, unique_key="k")
+        running = await receive_from(subject.queue)
+        assert await subject.queue.enqueue(second, unique_key="k") is False
+        await subject.queue.ack(running)
+        assert await subject.queue.enqueue(second, unique_key="k") is True
+        assert (await receive_from(subject.queue)).job == second
+
+    async def test_a_unique_key_is_held_while_scheduled(self, subject: Any) -> None:
+        delayed, retried = new_job("contract.unique"), new_job("contract.unique")
+        await subject.queue.enqueue(delayed, unique_key="delayed", delay=timedelta(hours=1))
+        assert await subject.queue.enqueue(new_job("x"), unique_key="delayed") is False
+        await subject.queue.enqueue(retried, unique_key="retried")
+        await subject.queue.nack(await receive_from(subject.queue), timedelta(hours=1))
+        assert await subject.queue.enqueue(new_job("x"), unique_key="retried") is False
+
+    async def test_a_dead_job_frees_its_key_and_redrives_without_it(self, subject: Any) -> None:
+        dead, replacement = new_job("contract.unique"), new_job("contract.unique")
+        await subject.queue.enqueue(dead, unique_key="k")
+        await subject.queue.dead_letter(await receive_from(subject.queue), "contract: died")
+        assert await subject.queue.enqueue(replacement, unique_key="k") is True
+        assert await subject.dead_letters.redrive(dead.id) is True
+        assert await subject.queue.enqueue(new_job("x"), unique_key="k") is False
+        assert await jobs_from(subject.queue, 2) == by_id(dead, replacement)
+
+    async def test_concurrent_enqueues_of_one_key_add_exactly_one(self, subject: Any) -> None:
+        added: list[bool] = []
+
+        async def enqueue(n: int) -> None:
+            job = new_job("contract.race", n=str(n))
+            added.append(await subject.queue.enqueue(job, unique_key="race"))
+
+        async with anyio.create_task_group() as tg:
+            for n in range(20):
+                tg.start_soon(enqueue, n)
+        assert sorted(added) == [False] * 19 + [True]
+        await receive_from(subject.queue)
+        await nothing_on(subject.queue)
+
+    async def test_a_unique_key_spans_every_named_queue(self, subject: Any) -> None:
+        assert await subject.queue.enqueue(new_job("contract.unique"), unique_key="k") is True
+        assert await subject.other.enqueue(new_job("contract.unique"), unique_key="k") is False
+        await nothing_on(subject.other)
+
+    async def test_the_sink_adds_one_job_per_unique_key(self, subject: Any) -> None:
+        jobs = [new_job("contract.unique", n=str(n)) for n in range(3)]
+        name = subject.queue.name
+        envelopes = [Envelope(jobs[0], name, unique_key="k"), Envelope(jobs[1], name, None, "k")]
+        assert await subject.sink.enqueue_many([*envelopes, Envelope(jobs[2], name)]) == 2
+        assert await subject.sink.enqueue_many([Envelope(new_job("x"), name, None, "k")]) == 0
+        assert await jobs_from(subject.queue, 2) == by_id(jobs[0], jobs[2])
+
+    async def test_cancel_removes_a_ready_job_once(self, subject: Any) -> None:
+        job = new_job("contract.cancel")
+        await subject.queue.enqueue(job, unique_key="k")
+        assert await subject.queue.cancel(job.id) is True
+        assert await subject.queue.cancel(job.id) is False
+        await nothing_on(subject.queue)
+        assert await subject.queue.enqueue(new_job("contract.cancel"), unique_key="k") is True
+
+    async def test_cancel_removes_a_scheduled_job(self, subject: Any) -> None:
+        delayed, retried = new_job("contract.cancel"), new_job("contract.cancel")
+        await subject.queue.enqueue(delayed, delay=_ticks(subject, 2))
+        assert await subject.queue.cancel(delayed.id) is True
+        await subject.queue.enqueue(retried)
+        await subject.queue.nack(await receive_from(subject.queue), _ticks(subject, 2))
+        assert await subject.queue.cancel(retried.id) is True
+        await _sleep(_ticks(subject, 3))
+        await nothing_on(subject.queue)
+
+    async def test_cancel_leaves_a_running_job_to_finish(self, subject: Any) -> None:
+        job = new_job("contract.cancel")
+        await subject.queue.enqueue(job)
+        running = await receive_from(subject.queue)
+        assert await subject.queue.cancel(job.id) is False
+        await subject.queue.extend(running, subject.visibility * 4)
+        await _sleep(subject.visibility + subject.tick)
+        await nothing_on(subject.queue)
+        await subject.queue.ack(running)
+        assert await subject.dead_letters.count() == 0
+
+    async def test_cancel_of_an_unknown_or_dead_job_or_another_queues_is_false(
+        self, subject: Any
+    ) -> None:
+        dead, elsewhere = new_job("contract.cancel"), new_job("contract.cancel")
+        assert await subject.queue.cancel("no-such-job") is False
+        await bury_on(subject.queue, dead)
+        assert await subject.queue.cancel(dead.id) is False
+        assert await subject.dead_letters.get(dead.id) is not None
+        await subject.other.enqueue(elsewhere)
+        assert await subject.queue.cancel(elsewhere.id) is False
+        assert (await receive_from(subject.other)).job == elsewhere
+
+
+class NamedQueueContract(_Subject):
+    """Isolation between named queues; dead letters per queue."""
+
+    async def test_a_job_is_received_only_from_its_own_queue(self, subject: Any) -> None:
+        assert subject.queue.name != subject.other.name
+        job = new_job("contract.named")
+        await subject.queue.enqueue(job)
+        await nothing_on(subject.other)
+        assert (await receive_from(subject.queue)).job == job
+
+    async def test_the_sink_sends_each_envelope_to_its_queue(self, subject: Any) -> None:
+        here, there = new_job("contract.named"), new_job("contract.named")
+        envelopes = [Envelope(here, subject.queue.name), Envelope(there, subject.other.name)]
+        assert await subject.sink.enqueue_many(envelopes) == 2
+        assert (await receive_from(subject.other)).job == there
+        assert (await receive_from(subject.queue)).job == here
+        await nothing_on(subject.other)
+
+    async def test_dead_letters_are_counted_listed_and_redriven_per_queue(
+        self, subject: Any
+    ) -> None:
+        here, there = new_job("contract.named"), new_job("contract.named")
+        await bury_on(subject.queue, here)
+        await bury_on(subject.other, there)
+        dlq = subject.dead_letters
+        assert await dlq.count() == 2
+        assert await dlq.count(queue=subject.queue.name) == 1
+        [dead] = await dlq.list(queue=subject.other.name)
+        assert (dead.job, dead.queue) == (there, subject.other.name)
+        assert await dlq.list(queue="contract-no-such-queue") == []
+        assert await dlq.redrive_all(queue=subject.other.name) == 1
+        await nothing_on(subject.queue)
+        assert (await receive_from(subject.other)).job == there
+        assert [d.job for d in await dlq.list()] == [here]
+
+    async def test_redrive_sends_a_job_back_to_the_queue_it_died_in(self, subject: Any) -> None:
+        job = new_job("contract.named")
+        await bury_on(subject.other, job)
+        assert (await subject.dead_letters.get(job.id)).queue == subject.other.name
+        assert await subject.dead_letters.redrive(job.id) is True
+        await nothing_on(subject.queue)
+        assert (await receive_from(subject.other)).job == job
