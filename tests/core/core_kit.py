@@ -9,6 +9,7 @@ import attrs
 from skincare_core.jobs.router import Router
 from skincare_core.shop.checkout import CheckoutService
 from skincare_core.shop.handlers import build_router
+from skincare_core.shop.job_types import EXPIRE_UNPAID_ORDER
 from skincare_core.shop.models import Order
 from skincare_core.testing.jobs import InMemoryQueue
 from skincare_core.testing.shop import (
@@ -33,15 +34,18 @@ class Shop:
     router: Router
 
     async def place_order(self, quantity: int = 2, price: int = 50_000) -> Order:
-        """A user with one product in the cart checks out; the queue is emptied afterwards."""
+        """A user with one product in the cart checks out; the queue is emptied afterwards (the
+        confirmation acked, the order's expiry, due a day later, cancelled)."""
         user = self.db.add_user(f"user{self.db.state.next_id}@example.com")
         product = self.db.add_product(f"SKU{self.db.state.next_id}", "Serum", price, 10)
         self.db.state.carts[(user.id, product.id)] = quantity
         order = await CheckoutService(uow=self.db, clock=self.clock).checkout(user.id, "key")
+        while messages := await self.queue.receive(10):
+            for message in messages:
+                await self.queue.ack(message)
         for job in self.queue.jobs():
-            message = (await self.queue.receive(1))[0]
-            assert message.job == job
-            await self.queue.ack(message)
+            assert job.type == EXPIRE_UNPAID_ORDER
+            assert await self.queue.cancel(job.id) is True
         return order
 
 

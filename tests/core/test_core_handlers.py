@@ -12,10 +12,12 @@ from skincare_core.jobs.router import Router
 from skincare_core.shop.errors import AlreadyNotified, PaymentAmountMismatch, PaymentNotFound
 from skincare_core.shop.handlers import invoice_key
 from skincare_core.shop.job_types import (
+    EXPIRE_UNPAID_ORDER,
     GENERATE_INVOICE_PDF,
     PROCESS_PAYMENT,
     SEND_CONFIRMATION_EMAIL,
     SEND_PAYMENT_RECEIVED_EMAIL,
+    SHOP_ROUTES,
 )
 from skincare_core.shop.models import (
     InvoiceRecord,
@@ -246,13 +248,16 @@ async def test_router_refuses_an_unknown_type(shop: Shop) -> None:
     assert "mystery" in str(raised.value)
 
 
-async def test_router_serves_the_four_shop_types(shop: Shop) -> None:
-    assert shop.router.job_types == {
+async def test_router_serves_the_five_shop_types_each_routed_to_a_queue(shop: Shop) -> None:
+    types = {
         SEND_CONFIRMATION_EMAIL,
         SEND_PAYMENT_RECEIVED_EMAIL,
         PROCESS_PAYMENT,
         GENERATE_INVOICE_PDF,
+        EXPIRE_UNPAID_ORDER,
     }
+    assert shop.router.job_types == types
+    assert set(SHOP_ROUTES.routes) == types
 
 
 async def test_router_runs_other_teams_handlers_and_refuses_a_second_register() -> None:

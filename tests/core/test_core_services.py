@@ -17,12 +17,18 @@ from skincare_core.shop.errors import (
     ProductNotFound,
     UserNotFound,
 )
-from skincare_core.shop.job_types import PROCESS_PAYMENT, SEND_CONFIRMATION_EMAIL
+from skincare_core.shop.job_types import (
+    EXPIRE_UNPAID_ORDER,
+    PROCESS_PAYMENT,
+    SEND_CONFIRMATION_EMAIL,
+)
 from skincare_core.shop.models import Order, OrderStatus, PaymentEvent, PaymentStatus, User
 from skincare_core.shop.webhooks import InvalidPaymentEvent, PaymentWebhookService
 from skincare_core.testing.shop import InMemoryDatabase, InMemoryUnitOfWork, memory_repos
 
 pytestmark = pytest.mark.anyio
+JOBS_PER_ORDER = 2
+"""The confirmation e-mail and the order's expiry."""
 
 
 def checkout(shop: Shop) -> CheckoutService:
@@ -62,7 +68,7 @@ async def test_out_of_stock_is_refused_and_nothing_written(shop: Shop) -> None:
     assert shop.queue.jobs() == []
 
 
-async def test_checkout_places_the_order_takes_stock_clears_cart_and_queues_one_job(
+async def test_checkout_places_the_order_takes_stock_clears_cart_and_queues_its_jobs(
     shop: Shop,
 ) -> None:
     user, ids = customer(shop, toner=1, serum=3)
@@ -82,15 +88,19 @@ async def test_checkout_places_the_order_takes_stock_clears_cart_and_queues_one_
     assert order.created_at == shop.clock.now()
     assert [shop.db.state.products[ids[n]].stock for n in ("toner", "serum")] == [4, 2]
     assert shop.db.state.carts == {}
-    [job] = shop.queue.jobs()
-    assert (job.type, dict(job.payload)) == (SEND_CONFIRMATION_EMAIL, {"order_id": str(order.id)})
+    payload = {"order_id": str(order.id)}
+    confirmation, expiry = shop.queue.jobs()
+    assert (confirmation.type, dict(confirmation.payload)) == (SEND_CONFIRMATION_EMAIL, payload)
+    assert (expiry.type, dict(expiry.payload)) == (EXPIRE_UNPAID_ORDER, payload)
+    # The confirmation is ready now; the expiry waits out the payment window.
+    assert [m.job for m in await shop.queue.receive(10)] == [confirmation]
 
 
 async def test_same_key_returns_the_same_order_without_a_second_job(shop: Shop) -> None:
     user, _ = customer(shop, toner=1)
     first = await checkout(shop).checkout(user.id, "k")
     assert await checkout(shop).checkout(user.id, "k") == first
-    assert len(shop.queue.jobs()) == 1
+    assert len(shop.queue.jobs()) == JOBS_PER_ORDER
 
 
 async def test_same_key_with_a_different_cart_returns_the_first_order(shop: Shop) -> None:
@@ -109,7 +119,7 @@ async def test_another_key_places_another_order(shop: Shop) -> None:
     shop.db.state.carts[(user.id, ids["toner"])] = 1
     second = await checkout(shop).checkout(user.id, "k2")
     assert first.id != second.id
-    assert len(shop.queue.jobs()) == 2
+    assert len(shop.queue.jobs()) == 2 * JOBS_PER_ORDER
 
 
 async def test_concurrent_checkouts_with_one_key_place_one_order(shop: Shop) -> None:
@@ -125,7 +135,7 @@ async def test_concurrent_checkouts_with_one_key_place_one_order(shop: Shop) -> 
     assert len({o.id for o in orders}) == 1
     assert len(orders) == 8
     assert shop.db.state.products[ids["toner"]].stock == 3
-    assert len(shop.queue.jobs()) == 1
+    assert len(shop.queue.jobs()) == JOBS_PER_ORDER
 
 
 async def test_a_failed_write_rolls_everything_back(shop: Shop) -> None:
@@ -161,7 +171,7 @@ async def test_duplicate_key_at_write_answers_with_the_committed_order(shop: Sho
     raced = RacedDatabase(shop.db, winner, "k")
     assert await CheckoutService(uow=raced, clock=shop.clock).checkout(user.id, "k") == winner
     assert raced.calls == 2
-    assert len(shop.queue.jobs()) == 1
+    assert len(shop.queue.jobs()) == JOBS_PER_ORDER
 
 
 async def test_an_order_committed_while_waiting_for_the_cart_locks_is_returned(
@@ -183,7 +193,7 @@ async def test_an_order_committed_while_waiting_for_the_cart_locks_is_returned(
     monkeypatch.setattr(memory_repos.Carts, "lines", lines_then_race)
     assert await checkout(shop).checkout(user.id, "k") == winner
     assert shop.db.state.products[ids["toner"]].stock == 4
-    assert len(shop.queue.jobs()) == 1
+    assert len(shop.queue.jobs()) == JOBS_PER_ORDER
 
 
 async def test_duplicate_key_without_an_order_is_raised(shop: Shop) -> None:

@@ -1,25 +1,39 @@
-"""Checkout: the cart becomes an order, stock goes down, the confirmation job goes in the outbox."""
+"""Checkout: the cart becomes an order, stock goes down, and the outbox gets the confirmation
+e-mail and the order's expiry at the end of its payment window."""
 
 from __future__ import annotations
 
 import logging
 import secrets
+from datetime import timedelta
 
 from skincare_core.jobs.job import new_job
 from skincare_core.shop.errors import CartEmpty, DuplicateIdempotencyKey, OutOfStock
-from skincare_core.shop.job_types import SEND_CONFIRMATION_EMAIL
+from skincare_core.shop.job_types import EXPIRE_UNPAID_ORDER, SEND_CONFIRMATION_EMAIL
 from skincare_core.shop.models import CartLine, NewOrder, Order, OrderItem
-from skincare_core.shop.ports import Clock, UnitOfWorkFactory
+from skincare_core.shop.ports import Clock, UnitOfWork, UnitOfWorkFactory
 
 logger = logging.getLogger(__name__)
+
+DEFAULT_PAYMENT_WINDOW = timedelta(hours=24)
+"""How long an order waits for its payment before it expires and its stock goes back."""
 
 
 class CheckoutService:
     """Places orders idempotently per (user, idempotency key), all in one transaction."""
 
-    def __init__(self, *, uow: UnitOfWorkFactory, clock: Clock) -> None:
+    def __init__(
+        self,
+        *,
+        uow: UnitOfWorkFactory,
+        clock: Clock,
+        payment_window: timedelta = DEFAULT_PAYMENT_WINDOW,
+    ) -> None:
+        if payment_window <= timedelta(0):
+            raise ValueError(f"the payment window must be positive, got {payment_window}")
         self._uow = uow
         self._clock = clock
+        self._window = payment_window
 
     async def checkout(self, user_id: int, idempotency_key: str) -> Order:
         """The order for this key: placed now, or the one placed earlier with the same key."""
@@ -46,9 +60,14 @@ class CheckoutService:
                 raise
             order = await uow.orders.add(new_order)
             await uow.carts.check_out(user_id, lines)
-            await uow.outbox.add(new_job(SEND_CONFIRMATION_EMAIL, order_id=str(order.id)))
+            await self._add_jobs(uow, order.id)
         logger.info("order.placed", extra={"order_id": order.id, "user_id": user_id})
         return order
+
+    async def _add_jobs(self, uow: UnitOfWork, order_id: int) -> None:
+        await uow.outbox.add(new_job(SEND_CONFIRMATION_EMAIL, order_id=str(order_id)))
+        expiry = new_job(EXPIRE_UNPAID_ORDER, order_id=str(order_id))
+        await uow.outbox.add(expiry, delay=self._window)
 
     async def _existing(self, user_id: int, key: str) -> Order | None:
         async with self._uow() as uow:

@@ -57,3 +57,9 @@ class PaymentNotFound(LookupError):
 
 class PaymentAmountMismatch(PermanentJobError):
     """The paid amount differs from the order total; the order is not moved."""
+
+
+class PaymentForExpiredOrder(PermanentJobError):
+    """Money arrived for an order that expired unpaid (its stock went back): the payment stays
+    stored and unapplied, and its job goes to the dead letters for an operator to refund the
+    payment or reinstate the order."""

@@ -9,11 +9,13 @@ from attrs import frozen
 
 
 class OrderStatus(StrEnum):
-    """Where an order is in its life; only `pending -> paid` is driven by payments."""
+    """Where an order is in its life: payments drive `pending -> paid`; an order still unpaid
+    when the payment window closes goes `pending -> expired` and its stock goes back."""
 
     PENDING = "pending"
     PAID = "paid"
     CANCELLED = "cancelled"
+    EXPIRED = "expired"
 
 
 class PaymentStatus(StrEnum):

@@ -41,6 +41,9 @@ class ProductRepository(Protocol):
     async def get(self, product_id: int) -> Product | None:
         """One product, or None."""
 
+    async def put_back(self, items: Sequence[OrderItem]) -> None:
+        """Return the items' quantities to stock (an expired order's)."""
+
 
 class CartRepository(Protocol):
     """Users' carts."""
@@ -69,6 +72,9 @@ class OrderRepository(Protocol):
 
     async def mark_paid(self, order_id: int) -> bool:
         """Move `pending -> paid` (payment_status paid); False if it was not pending."""
+
+    async def mark_expired(self, order_id: int) -> bool:
+        """Move `pending -> expired`; False if it was not pending."""
 
 
 class PaymentRepository(Protocol):

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from skincare_core.jobs.router import Router
 from skincare_core.shop.handlers.emails import OrderEmailHandler
+from skincare_core.shop.handlers.expiry import OrderExpiryHandler
 from skincare_core.shop.handlers.invoice import InvoiceHandler, invoice_key
 from skincare_core.shop.handlers.payment import PaymentHandler
 from skincare_core.shop.job_types import (
+    EXPIRE_UNPAID_ORDER,
     GENERATE_INVOICE_PDF,
     PROCESS_PAYMENT,
     SEND_CONFIRMATION_EMAIL,
@@ -21,7 +23,14 @@ from skincare_core.shop.ports import (
     UnitOfWorkFactory,
 )
 
-__all__ = ["InvoiceHandler", "OrderEmailHandler", "PaymentHandler", "build_router", "invoice_key"]
+__all__ = [
+    "InvoiceHandler",
+    "OrderEmailHandler",
+    "OrderExpiryHandler",
+    "PaymentHandler",
+    "build_router",
+    "invoice_key",
+]
 
 
 def build_router(
@@ -32,7 +41,7 @@ def build_router(
     store: InvoiceStore,
     clock: Clock,
 ) -> Router:
-    """A router serving the four shop job types."""
+    """A router serving the shop's five job types."""
     router = Router()
     for job_type, kind in (
         (SEND_CONFIRMATION_EMAIL, NotificationType.ORDER_CONFIRMATION),
@@ -40,6 +49,7 @@ def build_router(
     ):
         router.register(job_type, OrderEmailHandler(uow=uow, email=email, clock=clock, kind=kind))
     router.register(PROCESS_PAYMENT, PaymentHandler(uow=uow, clock=clock))
+    router.register(EXPIRE_UNPAID_ORDER, OrderExpiryHandler(uow=uow))
     router.register(
         GENERATE_INVOICE_PDF,
         InvoiceHandler(uow=uow, renderer=renderer, store=store, clock=clock),

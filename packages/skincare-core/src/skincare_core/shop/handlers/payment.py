@@ -7,17 +7,25 @@ import logging
 from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.log_context import bind_fields
-from skincare_core.shop.errors import PaymentAmountMismatch, PaymentNotFound
+from skincare_core.shop.errors import (
+    PaymentAmountMismatch,
+    PaymentForExpiredOrder,
+    PaymentNotFound,
+)
 from skincare_core.shop.handlers.payloads import event_id_of
 from skincare_core.shop.job_types import GENERATE_INVOICE_PDF, SEND_PAYMENT_RECEIVED_EMAIL
-from skincare_core.shop.models import PaymentStatus
+from skincare_core.shop.models import OrderStatus, PaymentStatus
 from skincare_core.shop.ports import Clock, UnitOfWorkFactory
 
 logger = logging.getLogger(__name__)
 
 
 class PaymentHandler:
-    """Marks the payment paid, moves the order only from pending, queues the follow-up jobs."""
+    """Marks the payment paid, moves the order only from pending, queues the follow-up jobs.
+
+    Money for an expired order is never applied: PaymentForExpiredOrder sends the job to the
+    dead letters, the stored payment untouched, for an operator to refund or reinstate.
+    """
 
     def __init__(self, *, uow: UnitOfWorkFactory, clock: Clock) -> None:
         self._uow = uow
@@ -37,6 +45,11 @@ class PaymentHandler:
             order = await uow.orders.get(payment.order_id, for_update=True)
             if order is None:
                 raise InvalidJob(f"order {payment.order_id} of event {event_id} is gone")
+            if order.status is OrderStatus.EXPIRED:
+                raise PaymentForExpiredOrder(
+                    f"event {event_id} paid {payment.amount_rupiah} for order {order.id}, which "
+                    "expired unpaid: refund the payment or reinstate the order"
+                )
             if payment.amount_rupiah != order.total_rupiah:
                 raise PaymentAmountMismatch(
                     f"event {event_id} paid {payment.amount_rupiah}, order total is "

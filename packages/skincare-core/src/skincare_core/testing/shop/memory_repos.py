@@ -7,8 +7,6 @@ from datetime import datetime
 
 from attrs import evolve
 
-from skincare_core.jobs.codec import encode_job
-from skincare_core.jobs.job import Job
 from skincare_core.shop.errors import AlreadyNotified, DuplicateIdempotencyKey
 from skincare_core.shop.models import (
     CartLine,
@@ -16,6 +14,7 @@ from skincare_core.shop.models import (
     NewOrder,
     NotificationType,
     Order,
+    OrderItem,
     OrderStatus,
     Payment,
     PaymentEvent,
@@ -50,6 +49,12 @@ class Products(_Repo):
     async def get(self, product_id: int) -> Product | None:
         """One product, or None."""
         return self._s.products.get(product_id)
+
+    async def put_back(self, items: Sequence[OrderItem]) -> None:
+        """Return the items' quantities to stock."""
+        for item in items:
+            product = self._s.products[item.product_id]
+            self._s.products[product.id] = evolve(product, stock=product.stock + item.quantity)
 
 
 class Carts(_Repo):
@@ -121,6 +126,14 @@ class Orders(_Repo):
         self._s.orders[order_id] = paid
         return True
 
+    async def mark_expired(self, order_id: int) -> bool:
+        """pending -> expired only."""
+        order = self._s.orders[order_id]
+        if order.status is not OrderStatus.PENDING:
+            return False
+        self._s.orders[order_id] = evolve(order, status=OrderStatus.EXPIRED)
+        return True
+
 
 class Payments(_Repo):
     """Payment events, unique by event id."""
@@ -169,12 +182,3 @@ class Invoices(_Repo):
     async def add(self, record: InvoiceRecord) -> None:
         """Record unless present."""
         self._s.invoices.setdefault(record.order_id, record)
-
-
-class MemoryOutbox(_Repo):
-    """Jobs sent to the queue when the unit of work commits."""
-
-    async def add(self, job: Job) -> None:
-        """Hold the job until commit; JobTooLarge at once, as the real outbox."""
-        encode_job(job)
-        self._uow.pending_jobs.append(job)
