@@ -10,6 +10,7 @@ import pytest
 from pg_shop import Shop
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.router import Router
 from skincare_core.jobs.worker import Worker
@@ -41,7 +42,8 @@ async def test_twenty_checkouts_with_one_key_place_one_order(
     assert len({order.id for order in orders}) == 1
     assert await shop.scalar("SELECT count(*) FROM orders") == 1
     assert await shop.scalar("SELECT stock FROM products") == 8
-    assert await shop.scalar("SELECT count(*) FROM jobs") == 1
+    # The order's confirmation and its expiry, once.
+    assert await shop.scalar("SELECT count(*) FROM jobs") == 2
 
 
 async def test_twenty_buyers_racing_for_five_units_sell_exactly_five(
@@ -67,7 +69,7 @@ async def test_twenty_buyers_racing_for_five_units_sell_exactly_five(
     assert Counter(outcomes) == {"sold": 5, "out of stock": 15}
     assert await shop.scalar("SELECT stock FROM products") == 0
     assert await shop.scalar("SELECT count(*) FROM orders") == 5
-    assert await shop.scalar("SELECT count(*) FROM jobs") == 5
+    assert await shop.scalar("SELECT count(*) FROM jobs") == 2 * 5
 
 
 async def test_fifty_deliveries_of_one_event_store_one_payment_and_one_job(
@@ -104,7 +106,8 @@ async def test_fifty_deliveries_of_one_event_store_one_payment_and_one_job(
 async def test_two_workers_process_every_job_exactly_once(engine: AsyncEngine, shop: Shop) -> None:
     total = 4_000
     async with PostgresQueue(engine) as producer:
-        await producer.enqueue_many([new_job("count", n=str(n)) for n in range(total)])
+        jobs = [new_job("count", n=str(n)) for n in range(total)]
+        await producer.enqueue_many([Envelope(job) for job in jobs])
     seen: Counter[str] = Counter()
     by_worker: Counter[int] = Counter()
     all_seen = anyio.Event()

@@ -9,6 +9,7 @@ from pg_shop import Shop
 from skincare_core.jobs.worker import Worker
 from skincare_core.shop.checkout import CheckoutService
 from skincare_core.shop.handlers import build_router, invoice_key
+from skincare_core.shop.job_types import EXPIRE_UNPAID_ORDER
 from skincare_core.shop.models import PaymentEvent
 from skincare_core.shop.webhooks import PaymentWebhookService
 from skincare_core.testing.shop import (
@@ -49,4 +50,7 @@ async def test_a_paid_order_gets_both_emails_and_an_invoice(
     assert await shop.scalar("SELECT status FROM payments") == "paid"
     assert await shop.scalar("SELECT count(*) FROM order_notifications") == 2
     assert list(store.files) == [invoice_key(order.order_number)]
-    assert await shop.scalar("SELECT count(*) FROM jobs") == 0
+    # What is left is the order's expiry, due when its payment window closes.
+    left = "SELECT type FROM jobs WHERE available_at > now() + interval '23 hours'"
+    assert await shop.scalar(left) == EXPIRE_UNPAID_ORDER
+    assert await shop.scalar("SELECT count(*) FROM jobs") == 1

@@ -17,13 +17,18 @@ class TestPostgresQueueContract(QueueContract):
     @pytest.fixture
     async def subject(self, engine: AsyncEngine) -> AsyncIterator[QueueSubject]:
         async with postgres_backend(
-            engine, visibility_timeout=timedelta(seconds=1), poll_interval=timedelta(seconds=0.5)
+            engine,
+            queues=("contract-a", "contract-b"),
+            visibility_timeout=timedelta(seconds=1),
+            poll_interval=timedelta(seconds=0.5),
         ) as backend:
             assert backend.outbox is None
             yield QueueSubject(
-                backend.queue,
+                backend.queue("contract-a"),
                 backend.dead_letters,
                 timedelta(seconds=1),
                 timedelta(seconds=0.5),
                 backend.stats,
+                other=backend.queue("contract-b"),
+                sink=backend.sink,
             )

@@ -5,15 +5,19 @@ from skincare_postgres.backend import postgres_backend, postgres_outbox_storage
 from skincare_postgres.engine import create_engine
 from skincare_postgres.errors import DatabaseUnavailable
 from skincare_postgres.migrations import downgrade, upgrade
+from skincare_postgres.outbox_storage import PostgresOutboxStorage
 from skincare_postgres.queue import PostgresQueue
 from skincare_postgres.schema import JOBS_CHANNEL, metadata
+from skincare_postgres.sink import PostgresSink
 from skincare_postgres.unit_of_work import PostgresDatabase, PostgresUnitOfWork
 
 __all__ = [
     "JOBS_CHANNEL",
     "DatabaseUnavailable",
     "PostgresDatabase",
+    "PostgresOutboxStorage",
     "PostgresQueue",
+    "PostgresSink",
     "PostgresUnitOfWork",
     "create_engine",
     "downgrade",

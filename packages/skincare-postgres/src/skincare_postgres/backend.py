@@ -6,15 +6,19 @@ open themselves on exit.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterable
+from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import timedelta
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.ports import OutboxStorage
+from skincare_core.jobs.routing import DEFAULT_QUEUE
+from skincare_postgres.dead_letters import PostgresDeadLetters
+from skincare_postgres.outbox_storage import PostgresOutboxStorage
 from skincare_postgres.queue import PostgresQueue
+from skincare_postgres.sink import PostgresSink
 from skincare_postgres.stats import PostgresQueueStats
 
 
@@ -22,22 +26,37 @@ from skincare_postgres.stats import PostgresQueueStats
 async def postgres_backend(
     engine: AsyncEngine,
     *,
+    queues: Iterable[str] = (DEFAULT_QUEUE,),
     visibility_timeout: timedelta = timedelta(seconds=30),
     poll_interval: timedelta = timedelta(seconds=1),
 ) -> AsyncIterator[Backend]:
-    """The jobs table as queue, dead letters, sink and stats.
+    """The jobs table as one `PostgresQueue` per named queue in `queues`, and the dead letters,
+    the sink and the stats of every queue.
 
-    No relay runs: the unit of work's outbox row is the queue row, so `outbox` is None.
+    No relay runs: the unit of work's outbox row is the queue row, so `outbox` is None. A queue
+    opens its connections (two, and one to LISTEN) when it is first used.
     """
-    async with PostgresQueue(
-        engine, visibility_timeout=visibility_timeout, poll_interval=poll_interval
-    ) as queue:
-        stats = PostgresQueueStats(engine)
-        yield Backend(queue=queue, dead_letters=queue, sink=queue, outbox=None, stats=stats)
+    async with AsyncExitStack() as stack:
+        served = {}
+        for name in queues:
+            queue = PostgresQueue(
+                engine,
+                name=name,
+                visibility_timeout=visibility_timeout,
+                poll_interval=poll_interval,
+            )
+            served[name] = await stack.enter_async_context(queue)
+        yield Backend(
+            queues=served,
+            dead_letters=PostgresDeadLetters(engine),
+            sink=PostgresSink(engine),
+            outbox=None,
+            stats=PostgresQueueStats(engine),
+        )
 
 
 @asynccontextmanager
 async def postgres_outbox_storage(engine: AsyncEngine) -> AsyncIterator[OutboxStorage]:
-    """The committed outbox rows, for a relay that forwards them to another queue (SQS)."""
-    async with PostgresQueue(engine) as storage:
-        yield storage
+    """The committed outbox rows of every named queue, for a relay that forwards them to another
+    queue (SQS)."""
+    yield PostgresOutboxStorage(engine)

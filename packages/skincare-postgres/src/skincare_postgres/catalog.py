@@ -7,7 +7,7 @@ from typing import Any
 
 from psycopg.rows import class_row, kwargs_row
 
-from skincare_core.shop.models import CartLine, Product, User
+from skincare_core.shop.models import CartLine, OrderItem, Product, User
 from skincare_postgres.driver import Driver
 
 _PRODUCT_COLUMNS = "products.id, products.sku, products.name, products.price_rupiah, products.stock"
@@ -33,6 +33,11 @@ _CHECK_OUT = (
     " FROM unnest(CAST(%(product_ids)s AS bigint[]), CAST(%(quantities)s AS integer[]))"
     " AS line(product_id, quantity) WHERE products.id = line.product_id RETURNING 1)"
     " DELETE FROM cart_items WHERE user_id = %(user_id)s"
+)
+_PUT_BACK = (
+    "UPDATE products SET stock = products.stock + line.quantity"
+    " FROM unnest(CAST(%(product_ids)s AS bigint[]), CAST(%(quantities)s AS integer[]))"
+    " AS line(product_id, quantity) WHERE products.id = line.product_id"
 )
 _USER_ROW = class_row(User)
 _PRODUCT_ROW = class_row(Product)
@@ -71,6 +76,14 @@ class PostgresProducts:
         """One product, or None."""
         found = await self._driver.rows(_PRODUCT, {"product_id": product_id}, _PRODUCT_ROW)
         return found[0] if found else None
+
+    async def put_back(self, items: Sequence[OrderItem]) -> None:
+        """Return the items' quantities to stock, in one statement."""
+        params = {
+            "product_ids": [item.product_id for item in items],
+            "quantities": [item.quantity for item in items],
+        }
+        await self._driver.run(_PUT_BACK, params)
 
 
 class PostgresCarts:

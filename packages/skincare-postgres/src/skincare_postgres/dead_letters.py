@@ -13,23 +13,27 @@ from skincare_core.jobs.job import Job
 from skincare_core.jobs.ports import DeadLetter
 from skincare_postgres import jobs_sql as sql
 from skincare_postgres.driver import Autocommit
+from skincare_postgres.schema import JOBS_CHANNEL
 
 
 class PostgresDeadLetters:
-    """The DeadLetters port over the jobs table; every call is one autocommit statement."""
+    """The DeadLetters port over the jobs table, every named queue; every call is one
+    autocommit statement."""
 
-    def __init__(self, engine: AsyncEngine, channel: str) -> None:
+    def __init__(self, engine: AsyncEngine, channel: str = JOBS_CHANNEL) -> None:
         self._autocommit = Autocommit(engine)
         self._channel = channel
 
-    async def count(self) -> int:
-        """How many jobs are dead."""
-        [row] = await self._autocommit.rows(sql.DEAD_COUNT, {}, dict_row)
+    async def count(self, *, queue: str | None = None) -> int:
+        """How many jobs are dead (in one queue)."""
+        [row] = await self._autocommit.rows(sql.DEAD_COUNT, {"queue": queue}, dict_row)
         return int(row["dead"])
 
-    async def list(self, *, job_type: str | None = None, limit: int = 100) -> list[DeadLetter]:
-        """Dead jobs, oldest first, optionally of one type."""
-        params = {"type": job_type, "limit": limit}
+    async def list(
+        self, *, job_type: str | None = None, queue: str | None = None, limit: int = 100
+    ) -> list[DeadLetter]:
+        """Dead jobs, oldest first, optionally of one type and of one queue."""
+        params = {"type": job_type, "queue": queue, "limit": limit}
         return await self._autocommit.rows(sql.DEAD_LIST, params, _DEAD_LETTER)
 
     async def get(self, job_id: str) -> DeadLetter | None:
@@ -38,20 +42,20 @@ class PostgresDeadLetters:
         return found[0] if found else None
 
     async def redrive(self, job_id: str) -> bool:
-        """Send one dead job back with attempts reset; False if no such dead job."""
-        return await self._redrive(job_id=job_id, job_type=None) == 1
+        """Send one dead job back to its queue, attempts reset; False if no such dead job."""
+        return await self._redrive(job_id=job_id, job_type=None, queue=None) == 1
 
-    async def redrive_all(self, *, job_type: str | None = None) -> int:
-        """Send every dead job (of one type) back; returns how many."""
-        return await self._redrive(job_id=None, job_type=job_type)
+    async def redrive_all(self, *, job_type: str | None = None, queue: str | None = None) -> int:
+        """Send every dead job (of one type, of one queue) back; returns how many."""
+        return await self._redrive(job_id=None, job_type=job_type, queue=queue)
 
     async def purge(self) -> int:
         """Delete every dead job; returns how many."""
         [row] = await self._autocommit.rows(sql.PURGE, {}, dict_row)
         return int(row["purged"])
 
-    async def _redrive(self, *, job_id: str | None, job_type: str | None) -> int:
-        params = {"id": job_id, "type": job_type, "channel": self._channel}
+    async def _redrive(self, *, job_id: str | None, job_type: str | None, queue: str | None) -> int:
+        params = {"id": job_id, "type": job_type, "queue": queue, "channel": self._channel}
         [row] = await self._autocommit.rows(sql.REDRIVE, params, dict_row)
         return int(row["moved"])
 
@@ -64,12 +68,14 @@ def _dead_letter(
     attempts: int,
     last_error: str | None,
     dead_at: datetime,
+    queue: str,
 ) -> DeadLetter:
     return DeadLetter(
         job=_job_of(job_id, job_type, body),
         attempts=attempts,
         error=last_error or "",
         dead_at=dead_at,
+        queue=queue,
     )
 
 

@@ -19,20 +19,48 @@ class Claimed(NamedTuple):
     receipt: str
 
 
-# One statement claims a batch: SKIP LOCKED lets claimers pass each other; the lease pushes
-# available_at forward, so the partial index ix_jobs_claim also finds expired leases.
+class OutboxClaimed(NamedTuple):
+    """A row `OUTBOX_CLAIM` returns: the job, where it goes, and the relay's lease."""
+
+    id: str
+    body: str
+    queue: str
+    unique_key: str | None
+    receipt: str
+
+
+# One statement claims a batch of one queue: SKIP LOCKED lets claimers pass each other; the
+# lease pushes available_at forward, so the partial index ix_jobs_claim (queue, available_at)
+# also finds expired leases, and walks only this queue's rows in due order.
 CLAIM = """
 UPDATE jobs SET attempts = attempts + 1, receipt = gen_random_uuid(),
     available_at = now() + %(visibility)s, lease_expires_at = now() + %(visibility)s
 WHERE id = ANY(ARRAY(
-    SELECT id FROM jobs WHERE status = 'ready' AND available_at <= now()
+    SELECT id FROM jobs WHERE status = 'ready' AND queue = %(queue)s AND available_at <= now()
     ORDER BY available_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED))
 RETURNING id, body, attempts, receipt::text AS receipt
 """
 
 NEXT_VISIBLE = """
 SELECT EXTRACT(EPOCH FROM min(available_at) - now())::float8 AS seconds
-FROM jobs WHERE status = 'ready'
+FROM jobs WHERE status = 'ready' AND queue = %(queue)s
+"""
+
+# The relay's claim (another queue is the real one): due rows of any named queue.
+OUTBOX_CLAIM = """
+UPDATE jobs SET attempts = attempts + 1, receipt = gen_random_uuid(),
+    available_at = now() + %(visibility)s, lease_expires_at = now() + %(visibility)s
+WHERE id = ANY(ARRAY(
+    SELECT id FROM jobs WHERE status = 'ready' AND available_at <= now()
+    LIMIT %(limit)s FOR UPDATE SKIP LOCKED))
+RETURNING id, body, queue, unique_key, receipt::text AS receipt
+"""
+
+# A running job (a live lease) is left alone: only a waiting or scheduled row is deleted.
+CANCEL = """
+DELETE FROM jobs WHERE id = %(id)s AND queue = %(queue)s AND status = 'ready'
+    AND (receipt IS NULL OR lease_expires_at <= now())
+RETURNING 1
 """
 
 # Receipts are fresh UUIDs per lease: a row whose current receipt is listed was leased by it.
@@ -57,56 +85,77 @@ UPDATE jobs SET available_at = now() + %(visibility)s, lease_expires_at = now() 
 WHERE id = %(id)s AND receipt = %(receipt)s::uuid
 """
 
+# A dead job no longer holds its unique key: a new job may take it (and a redrive keeps none).
 DEAD_LETTER = """
 UPDATE jobs SET status = 'dead', last_error = %(reason)s, dead_at = now(), receipt = NULL,
-    lease_expires_at = NULL
+    lease_expires_at = NULL, unique_key = NULL
 WHERE id = %(id)s AND receipt = %(receipt)s::uuid
 """
 
 BURY_UNREADABLE = """
-UPDATE jobs SET status = 'dead', last_error = %(reason)s, dead_at = now(), receipt = NULL
+UPDATE jobs SET status = 'dead', last_error = %(reason)s, dead_at = now(), receipt = NULL,
+    unique_key = NULL
 WHERE id = %(id)s
 """
 
-# A job id already queued is skipped; idle workers are woken once per statement.
+# A job id already stored, or a unique key a live job holds, is skipped (ON CONFLICT without a
+# target covers the primary key and uq_jobs_unique_key). Each queue that got a job is woken.
+# A job is due at its not_before time, else `delay` from now (the database's clock).
 ENQUEUE = """
 WITH added AS (
-    INSERT INTO jobs (id, type, body)
-    SELECT * FROM unnest(
-        CAST(%(ids)s AS text[]), CAST(%(types)s AS text[]), CAST(%(bodies)s AS text[]))
-    ON CONFLICT (id) DO NOTHING RETURNING 1)
-SELECT pg_notify(%(channel)s, '') FROM (SELECT 1 FROM added LIMIT 1) AS any_added
+    INSERT INTO jobs (id, type, body, queue, unique_key, available_at)
+    SELECT id, type, body, queue, unique_key, COALESCE(not_before, now() + %(delay)s)
+    FROM unnest(CAST(%(ids)s AS text[]), CAST(%(types)s AS text[]), CAST(%(bodies)s AS text[]),
+        CAST(%(queues)s AS text[]), CAST(%(keys)s AS text[]),
+        CAST(%(not_befores)s AS timestamptz[]))
+        AS row(id, type, body, queue, unique_key, not_before)
+    ON CONFLICT DO NOTHING RETURNING queue),
+woken AS (
+    SELECT pg_notify(%(channel)s || '.' || queue, '') FROM (SELECT DISTINCT queue FROM added) q)
+SELECT (SELECT count(*) FROM added) AS added, (SELECT count(*) FROM woken) AS woken
 """
 
-# NOTIFY inside a transaction is delivered only when it commits, like the row itself.
+# In the business transaction; NOTIFY is delivered only when it commits, like the row itself.
 OUTBOX_ADD = """
-WITH added AS (INSERT INTO jobs (id, type, body) VALUES (%(id)s, %(type)s, %(body)s) RETURNING 1)
+WITH added AS (
+    INSERT INTO jobs (id, type, body, queue, unique_key, available_at)
+    VALUES (%(id)s, %(type)s, %(body)s, %(queue)s, %(key)s,
+        COALESCE(CAST(%(not_before)s AS timestamptz), now() + %(delay)s))
+    ON CONFLICT DO NOTHING RETURNING 1)
 SELECT pg_notify(%(channel)s, '') FROM added
 """
 
-DEAD_COUNT = "SELECT count(*) AS dead FROM jobs WHERE status = 'dead'"
+DEAD_COUNT = """
+SELECT count(*) AS dead FROM jobs
+WHERE status = 'dead' AND (CAST(%(queue)s AS text) IS NULL OR queue = %(queue)s)
+"""
 
 _DEAD_COLUMNS = (
-    "SELECT id AS job_id, type AS job_type, body, attempts, last_error, dead_at FROM jobs"
-    " WHERE status = 'dead'"
+    "SELECT id AS job_id, type AS job_type, body, attempts, last_error, dead_at, queue"
+    " FROM jobs WHERE status = 'dead'"
 )
 
 DEAD_LIST = (
     f"{_DEAD_COLUMNS} AND (CAST(%(type)s AS text) IS NULL OR type = %(type)s)"
+    " AND (CAST(%(queue)s AS text) IS NULL OR queue = %(queue)s)"
     " ORDER BY dead_at, id LIMIT %(limit)s"
 )
 
 DEAD_GET = f"{_DEAD_COLUMNS} AND id = %(id)s"
 
-# Redriven jobs start over: attempts 0, visible now, and idle workers are woken.
+# Redriven jobs start over in the queue they died in: attempts 0, visible now, its idle workers
+# woken.
 REDRIVE = """
 WITH moved AS (
     UPDATE jobs SET status = 'ready', attempts = 0, available_at = now(), dead_at = NULL,
         receipt = NULL, lease_expires_at = NULL
     WHERE status = 'dead' AND (CAST(%(id)s AS text) IS NULL OR id = %(id)s)
         AND (CAST(%(type)s AS text) IS NULL OR type = %(type)s)
-    RETURNING 1)
-SELECT (SELECT count(*) FROM moved) AS moved, pg_notify(%(channel)s, '')
+        AND (CAST(%(queue)s AS text) IS NULL OR queue = %(queue)s)
+    RETURNING queue),
+woken AS (
+    SELECT pg_notify(%(channel)s || '.' || queue, '') FROM (SELECT DISTINCT queue FROM moved) q)
+SELECT (SELECT count(*) FROM moved) AS moved, (SELECT count(*) FROM woken) AS woken
 """
 
 PURGE = """

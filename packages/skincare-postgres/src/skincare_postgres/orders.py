@@ -44,6 +44,10 @@ _MARK_PAID = (
     "UPDATE orders SET status = %(paid)s, payment_status = %(payment_paid)s, updated_at = now()"
     " WHERE id = %(order_id)s AND status = %(pending)s RETURNING 1"
 )
+_MARK_EXPIRED = (
+    "UPDATE orders SET status = %(expired)s, updated_at = now()"
+    " WHERE id = %(order_id)s AND status = %(pending)s RETURNING 1"
+)
 _ITEM_ROW = class_row(OrderItem)
 
 
@@ -93,6 +97,15 @@ class PostgresOrders:
             "pending": OrderStatus.PENDING.value,
         }
         return await self._driver.returned_row(_MARK_PAID, params)
+
+    async def mark_expired(self, order_id: int) -> bool:
+        """Move `pending -> expired`; False if it was not pending."""
+        params = {
+            "order_id": order_id,
+            "expired": OrderStatus.EXPIRED.value,
+            "pending": OrderStatus.PENDING.value,
+        }
+        return await self._driver.returned_row(_MARK_EXPIRED, params)
 
     async def _one(self, query: LiteralString, params: Params) -> Order | None:
         found = await self._driver.rows(query, params, dict_row)

@@ -2,21 +2,50 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 from skincare_core.jobs.codec import encode_job
+from skincare_core.jobs.envelope import check_schedule, check_unique_key
 from skincare_core.jobs.job import Job
+from skincare_core.jobs.routing import QueueRoutes
 from skincare_postgres import jobs_sql as sql
 from skincare_postgres.driver import Driver
+from skincare_postgres.schema import queue_channel
 
 
 class PostgresOutbox:
     """With the Postgres queue the outbox row is the queue row; with SQS the relay forwards it."""
 
-    def __init__(self, driver: Driver, channel: str) -> None:
+    def __init__(self, driver: Driver, routes: QueueRoutes, channel: str) -> None:
         self._driver = driver
+        self._routes = routes
         self._channel = channel
 
-    async def add(self, job: Job) -> None:
-        """Queue `job` if, and only if, this transaction commits; JobTooLarge at once."""
+    async def add(
+        self,
+        job: Job,
+        *,
+        delay: timedelta | None = None,
+        not_before: datetime | None = None,
+        unique_key: str | None = None,
+    ) -> bool:
+        """Queue `job` on its routed queue if, and only if, this transaction commits; False
+        (nothing added) if a live job holds `unique_key`. JobTooLarge and ValueError at once.
+
+        A concurrent transaction adding the same key makes this one wait for its outcome.
+        """
         body = encode_job(job)
-        params = {"id": job.id, "type": job.type, "body": body, "channel": self._channel}
-        await self._driver.run(sql.OUTBOX_ADD, params)
+        check_schedule(delay, not_before)
+        check_unique_key(unique_key)
+        queue = self._routes.queue_of(job.type)
+        params = {
+            "id": job.id,
+            "type": job.type,
+            "body": body,
+            "queue": queue,
+            "key": unique_key,
+            "not_before": not_before,
+            "delay": delay or timedelta(0),
+            "channel": queue_channel(self._channel, queue),
+        }
+        return await self._driver.returned_row(sql.OUTBOX_ADD, params)

@@ -1,14 +1,14 @@
-"""PostgresQueue: the jobs table as a leased queue, its dead letters, and the outbox storage.
+"""PostgresQueue: one named queue of the jobs table, leased, and the dead letters of all.
 
 Claims and settles run on two psycopg connections of its own (tuned for the hot path, below);
-enqueues and the dead letters borrow a connection from the engine's pool. The statements are
-in `jobs_sql.py`.
+enqueues (`sink.py`) and the dead letters borrow a connection from the engine's pool. The
+statements are in `jobs_sql.py`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from types import TracebackType
 from typing import Any, LiteralString
 
@@ -16,16 +16,19 @@ import anyio
 from psycopg.rows import class_row, dict_row
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from skincare_core.jobs.codec import decode_job, encode_job
+from skincare_core.jobs.codec import decode_job
+from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import Job, Message
+from skincare_core.jobs.routing import DEFAULT_QUEUE, check_queue_name
 from skincare_postgres import jobs_sql as sql
 from skincare_postgres.acks import AckBatcher
 from skincare_postgres.connection import DedicatedConnection
 from skincare_postgres.dead_letters import PostgresDeadLetters
 from skincare_postgres.engine import libpq_conninfo
 from skincare_postgres.listener import JobListener
-from skincare_postgres.schema import JOBS_CHANNEL
+from skincare_postgres.schema import JOBS_CHANNEL, queue_channel
+from skincare_postgres.sink import PostgresSink
 
 # Lease bookkeeping may lose its last instant on a server crash: the job then runs again,
 # which at-least-once delivery allows. Enqueues stay fully durable (pooled connections).
@@ -37,12 +40,13 @@ _CLAIMED = class_row(sql.Claimed)
 
 
 class PostgresQueue(PostgresDeadLetters):
-    """Queue + DeadLetters + JobSink + OutboxStorage on the jobs table. Close it with aclose()."""
+    """The Queue `name` (and DeadLetters + JobSink of the whole table). Close it with aclose()."""
 
     def __init__(
         self,
         engine: AsyncEngine,
         *,
+        name: str = DEFAULT_QUEUE,
         visibility_timeout: timedelta = timedelta(seconds=30),
         poll_interval: timedelta = timedelta(seconds=1),
         channel: str = JOBS_CHANNEL,
@@ -50,6 +54,8 @@ class PostgresQueue(PostgresDeadLetters):
         statement_timeout: timedelta = timedelta(seconds=30),
     ) -> None:
         super().__init__(engine, channel)
+        self.name = check_queue_name(name)
+        self._sink = PostgresSink(engine, channel=channel)
         self._visibility = visibility_timeout
         self._poll = poll_interval.total_seconds()
         conninfo = libpq_conninfo(engine.url)
@@ -60,7 +66,8 @@ class PostgresQueue(PostgresDeadLetters):
         self._settles = DedicatedConnection(
             conninfo, connect_timeout=connect_timeout, settings=settings
         )
-        self._listener = JobListener(conninfo, channel, connect_timeout=connect_timeout)
+        self._own_channel = queue_channel(channel, name)
+        self._listener = JobListener(conninfo, self._own_channel, connect_timeout=connect_timeout)
         self._acks = AckBatcher(self._delete)
 
     async def __aenter__(self) -> PostgresQueue:
@@ -80,22 +87,35 @@ class PostgresQueue(PostgresDeadLetters):
         await self._claims.close()
         await self._settles.close()
 
-    async def enqueue(self, job: Job) -> None:
-        """Make the job available now and wake idle workers; JobTooLarge before any I/O."""
-        await self.enqueue_many([job])
+    async def enqueue(
+        self,
+        job: Job,
+        *,
+        delay: timedelta | None = None,
+        not_before: datetime | None = None,
+        unique_key: str | None = None,
+    ) -> bool:
+        """Add the job to this queue, due after `delay` or at `not_before` (neither: now), and
+        wake idle workers; False if the id is stored or a live job holds `unique_key`.
+        ValueError for a bad schedule and JobTooLarge, both before any I/O."""
+        return await self._sink.enqueue(
+            job, queue=self.name, delay=delay, not_before=not_before, unique_key=unique_key
+        )
 
-    async def enqueue_many(self, jobs: Sequence[Job]) -> None:
-        """Enqueue every job in one durable statement; a job id already queued is skipped."""
-        bodies = [encode_job(job) for job in jobs]
-        if not jobs:
-            return
-        params = {
-            "ids": [job.id for job in jobs],
-            "types": [job.type for job in jobs],
-            "bodies": bodies,
-            "channel": self._channel,
-        }
-        await self._autocommit.run(sql.ENQUEUE, params)
+    async def enqueue_many(self, envelopes: Sequence[Envelope]) -> int:
+        """JobSink: every envelope to its own queue in one durable statement; how many added."""
+        return await self._sink.enqueue_many(envelopes)
+
+    async def cancel(self, job_id: str) -> bool:
+        """Delete the job if it waits in this queue, now or scheduled; whether it did.
+
+        A running job (a live lease) is not interrupted: False, and it finishes or fails as it
+        would have. An expired lease counts as waiting.
+        """
+        found = await self._autocommit.rows(
+            sql.CANCEL, {"id": job_id, "queue": self.name}, dict_row
+        )
+        return bool(found)
 
     async def receive(self, max_messages: int = 1) -> list[Message]:
         """Lease up to `max_messages` jobs; idle, wait on NOTIFY up to the poll interval."""
@@ -114,7 +134,7 @@ class PostgresQueue(PostgresDeadLetters):
 
     async def nack(self, message: Message, delay: timedelta) -> None:
         """Make the job visible after `delay` if the receipt is live."""
-        await self._settle(sql.NACK, message, delay=delay, channel=self._channel)
+        await self._settle(sql.NACK, message, delay=delay, channel=self._own_channel)
 
     async def extend(self, message: Message, visibility: timedelta) -> None:
         """Keep the lease for `visibility` more if the receipt is live."""
@@ -124,22 +144,8 @@ class PostgresQueue(PostgresDeadLetters):
         """Move the job to the dead letters with `reason` if the receipt is live."""
         await self._settle(sql.DEAD_LETTER, message, reason=reason)
 
-    async def claim(self, limit: int) -> Sequence[tuple[str, Job]]:
-        """OutboxStorage: lease up to `limit` jobs for the relay as (receipt, job)."""
-        return [(m.receipt, m.job) for m in await self._claim(limit)]
-
-    async def mark_sent(self, handles: Sequence[str]) -> None:
-        """OutboxStorage: the relay sent these jobs on; delete them."""
-        if handles:
-            await self._settles.run(sql.MARK_SENT, {"receipts": list(handles)})
-
-    async def release(self, handles: Sequence[str]) -> None:
-        """OutboxStorage: the relay could not send these jobs; claimable again at once."""
-        if handles:
-            await self._settles.run(sql.RELEASE, {"receipts": list(handles)})
-
     async def _claim(self, limit: int) -> list[Message]:
-        params = {"visibility": self._visibility, "limit": limit}
+        params = {"visibility": self._visibility, "limit": limit, "queue": self.name}
         messages = []
         for row in await self._claims.rows(sql.CLAIM, params, _CLAIMED):
             try:
@@ -151,7 +157,7 @@ class PostgresQueue(PostgresDeadLetters):
         return messages
 
     async def _until_next_visible(self) -> float:
-        [row] = await self._claims.rows(sql.NEXT_VISIBLE, {}, dict_row)
+        [row] = await self._claims.rows(sql.NEXT_VISIBLE, {"queue": self.name}, dict_row)
         seconds = row["seconds"]
         # A visible row we could not claim is being leased by someone else right now.
         return self._poll if seconds is None else max(float(seconds), 0.005)

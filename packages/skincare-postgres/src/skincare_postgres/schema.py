@@ -28,10 +28,17 @@ from sqlalchemy.dialects.postgresql import UUID
 from skincare_core.shop.models import NotificationType, OrderStatus, PaymentStatus
 
 JOBS_CHANNEL = "skincare_jobs"
-"""The NOTIFY channel a committed enqueue signals on."""
+"""The prefix of the NOTIFY channels a committed enqueue signals on, one per named queue."""
+
+
+def queue_channel(channel: str, queue: str) -> str:
+    """The NOTIFY channel of one named queue: a bulk backlog never wakes a critical worker."""
+    return f"{channel}.{queue}"
+
 
 JOB_STATUSES = ("ready", "dead")
-"""A job row is waiting or leased (`ready`) or a dead letter (`dead`); acked rows are deleted."""
+"""A job row is waiting, scheduled or leased (`ready`) or a dead letter (`dead`); acked and
+cancelled rows are deleted."""
 
 metadata = MetaData(
     naming_convention={
@@ -180,15 +187,27 @@ jobs = Table(
     ),
     Column("status", Text, nullable=False, server_default="ready"),
     Column("attempts", Integer, nullable=False, server_default="0"),
-    # A lease pushes available_at forward, so one index serves fresh jobs and expired leases.
+    # A delay, a retry's backoff and a lease all push available_at forward, so one index
+    # serves fresh, scheduled and retried jobs and expired leases.
     Column("available_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
     Column("receipt", UUID(as_uuid=False), nullable=True),
     Column("lease_expires_at", DateTime(timezone=True), nullable=True),
     Column("last_error", Text, nullable=True),
     Column("dead_at", DateTime(timezone=True), nullable=True),
     _now(),
+    # The named queue; a row written by code that predates named queues lands on `default`.
+    Column("queue", Text, nullable=False, server_default="default"),
+    # While the job is live (ready, scheduled or running) no other live job has this key.
+    Column("unique_key", Text, nullable=True),
     _one_of("status", JOB_STATUSES),
     CheckConstraint("attempts >= 0", name="attempts_not_negative"),
-    Index("ix_jobs_claim", "available_at", postgresql_where=text("status = 'ready'")),
+    # The claim's index: one queue's ready rows in due order, so a claim reads only its queue.
+    Index("ix_jobs_claim", "queue", "available_at", postgresql_where=text("status = 'ready'")),
     Index("ix_jobs_dead", "dead_at", postgresql_where=text("status = 'dead'")),
+    Index(
+        "uq_jobs_unique_key",
+        "unique_key",
+        unique=True,
+        postgresql_where=text("status = 'ready' AND unique_key IS NOT NULL"),
+    ),
 )

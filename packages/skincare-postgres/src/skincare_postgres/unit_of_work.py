@@ -6,6 +6,7 @@ from types import TracebackType
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from skincare_core.jobs.routing import QueueRoutes
 from skincare_postgres.catalog import PostgresCarts, PostgresProducts, PostgresUsers
 from skincare_postgres.driver import Autocommit, Driver
 from skincare_postgres.errors import DatabaseUnavailable, is_unavailable, unavailable_as_error
@@ -16,15 +17,25 @@ from skincare_postgres.schema import JOBS_CHANNEL
 
 
 class PostgresDatabase:
-    """The shop's database; call it for a fresh unit of work (a core UnitOfWorkFactory)."""
+    """The shop's database; call it for a fresh unit of work (a core UnitOfWorkFactory).
 
-    def __init__(self, engine: AsyncEngine, *, channel: str = JOBS_CHANNEL) -> None:
+    Its outbox puts each job on the named queue `routes` gives its type.
+    """
+
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        *,
+        routes: QueueRoutes | None = None,
+        channel: str = JOBS_CHANNEL,
+    ) -> None:
         self.engine = engine
+        self._routes = QueueRoutes() if routes is None else routes
         self._channel = channel
         self._autocommit = Autocommit(engine)
 
     def __call__(self) -> PostgresUnitOfWork:
-        return PostgresUnitOfWork(self.engine, channel=self._channel)
+        return PostgresUnitOfWork(self.engine, routes=self._routes, channel=self._channel)
 
     async def ping(self) -> None:
         """Return when the database answers; DatabaseUnavailable when it does not."""
@@ -34,8 +45,15 @@ class PostgresDatabase:
 class PostgresUnitOfWork:
     """Commits on a clean exit, rolls back on error; a lost database raises DatabaseUnavailable."""
 
-    def __init__(self, engine: AsyncEngine, *, channel: str = JOBS_CHANNEL) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        *,
+        routes: QueueRoutes | None = None,
+        channel: str = JOBS_CHANNEL,
+    ) -> None:
         self._engine = engine
+        self._routes = QueueRoutes() if routes is None else routes
         self._channel = channel
         self._conn: AsyncConnection | None = None
 
@@ -56,7 +74,7 @@ class PostgresUnitOfWork:
         self.payments = PostgresPayments(driver)
         self.notifications = PostgresNotifications(driver)
         self.invoices = PostgresInvoices(driver)
-        self.outbox = PostgresOutbox(driver, self._channel)
+        self.outbox = PostgresOutbox(driver, self._routes, self._channel)
         return self
 
     async def __aexit__(
