@@ -16,6 +16,7 @@ from botocore.config import Config
 from hypothesis import given
 from hypothesis import strategies as st
 
+from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.errors import JobTooLarge, Unavailable
 from skincare_core.jobs.job import Message, new_job
 from skincare_sqs import SqsQueue, SqsUnavailable, ensure_queues
@@ -106,7 +107,7 @@ async def test_draining_at_batch_10_costs_at_most_a_quarter_request_per_job(
     # request count does not depend on it).
     jobs = [new_job("cost", n=str(n)) for n in range(200)]
     with counting(client) as enqueued:
-        await queue.enqueue_many(jobs)
+        assert await queue.enqueue_many([Envelope(job) for job in jobs]) == len(jobs)
     with counting(client) as drained:
         seen: set[str] = set()
         while batch := await queue.receive(10):
@@ -127,8 +128,9 @@ async def test_a_too_large_job_in_a_batch_is_refused_before_any_request(
     sqs_client: Any, fresh_queues: Provision
 ) -> None:
     queue = _queue(sqs_client, fresh_queues())
+    big = new_job("big", blob="x" * (256 * 1024))
     with counting(sqs_client) as sent, pytest.raises(JobTooLarge):
-        await queue.enqueue_many([new_job("ok"), new_job("big", blob="x" * (256 * 1024))])
+        await queue.enqueue_many([Envelope(new_job("ok")), Envelope(big)])
     assert sent == []
 
 
@@ -204,3 +206,21 @@ def test_a_long_poll_as_long_as_the_read_timeout_is_refused(moto_endpoint: str) 
     with pytest.raises(ValueError, match=r"wait_time_seconds \(5\) must be below .* \(5 s\)"):
         SqsQueue(client, queue_url="q", dlq_url="d", wait_time_seconds=5)
     assert SqsQueue(client, queue_url="q", dlq_url="d", wait_time_seconds=4)
+
+
+async def test_until_issue_17_lands_on_sqs_a_delay_is_delay_seconds_and_keys_are_refused(
+    sqs_client: Any, fresh_queues: Provision
+) -> None:
+    queue = _queue(sqs_client, fresh_queues(), wait=0)
+    job = new_job("delayed")
+    with counting(sqs_client) as sent:
+        assert await queue.enqueue(job, delay=timedelta(seconds=1)) is True
+        assert await queue.receive(1) == []
+        with pytest.raises(ValueError, match="at most 0:15:00"):
+            await queue.enqueue(new_job("t"), delay=timedelta(minutes=16))
+        with pytest.raises(ValueError, match="unique key"):
+            await queue.enqueue(new_job("t"), unique_key="k")
+    assert sent == ["SendMessage", "ReceiveMessage"]
+    await anyio.sleep(1.2)
+    assert [m.job for m in await queue.receive(1)] == [job]
+    assert await queue.cancel(job.id) is False

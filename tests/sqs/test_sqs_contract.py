@@ -8,12 +8,15 @@ from typing import Any
 
 import pytest
 
-from skincare_core.testing.jobs.contract import QueueContract, QueueSubject
+from skincare_core.testing.jobs.contract import DeliveryContract, QueueSubject
 from skincare_sqs import sqs_backend
 
 
 @pytest.mark.slow
-class TestSqsQueueContract(QueueContract):
+class TestSqsQueueContract(DeliveryContract):
+    """The delivery half of the contract: delays, unique keys, cancel and named queues are not
+    built on SQS yet (issue 17); with them this becomes QueueContract."""
+
     @pytest.fixture
     async def subject(
         self, sqs_client: Any, fresh_queues: Callable[..., Any]
@@ -27,7 +30,7 @@ class TestSqsQueueContract(QueueContract):
             wait_time_seconds=1,
         ) as backend:
             yield QueueSubject(
-                backend.queue,
+                backend.queue(),
                 backend.dead_letters,
                 timedelta(seconds=1),
                 timedelta(seconds=1),

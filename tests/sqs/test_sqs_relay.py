@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.job import new_job
 from skincare_core.jobs.relay import OutboxRelay
-from skincare_postgres import PostgresDatabase, PostgresQueue, create_engine, upgrade
+from skincare_postgres import PostgresDatabase, PostgresOutboxStorage, create_engine, upgrade
 from skincare_sqs import SqsQueue, ensure_queues
 
 pytestmark = pytest.mark.anyio
@@ -82,19 +82,19 @@ async def test_jobs_committed_while_sqs_is_down_arrive_once_after_it_returns(
     db = PostgresDatabase(engine)
     moto.stop()
     jobs = [new_job("relayed", n=str(n)) for n in range(25)]
-    async with PostgresQueue(engine, visibility_timeout=timedelta(seconds=1)) as outbox:
-        relay = OutboxRelay(storage=outbox, sink=sqs, error_wait=timedelta(seconds=0.2))
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(relay.run)
-            for job in jobs:
-                async with db() as uow:
-                    await uow.outbox.add(job)
-            await anyio.sleep(1.5)
-            async with engine.connect() as conn:
-                assert (await conn.execute(text("SELECT count(*) FROM jobs"))).scalar_one() == 25
-            moto.start()
-            received = await _receive_until(sqs, len(jobs), within=15)
-            tg.cancel_scope.cancel()
+    outbox = PostgresOutboxStorage(engine, lease=timedelta(seconds=1))
+    relay = OutboxRelay(storage=outbox, sink=sqs, error_wait=timedelta(seconds=0.2))
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(relay.run)
+        for job in jobs:
+            async with db() as uow:
+                await uow.outbox.add(job)
+        await anyio.sleep(1.5)
+        async with engine.connect() as conn:
+            assert (await conn.execute(text("SELECT count(*) FROM jobs"))).scalar_one() == 25
+        moto.start()
+        received = await _receive_until(sqs, len(jobs), within=15)
+        tg.cancel_scope.cancel()
     assert sorted(m.job.id for m in received) == sorted(job.id for job in jobs)
     assert await sqs.receive(10) == []
 
@@ -125,10 +125,8 @@ async def test_a_failed_send_releases_its_rows_so_the_backlog_moves_soon_after_s
     jobs = [new_job("relayed", n=str(n)) for n in range(25)]
     moto.stop()
     lease = timedelta(seconds=30)
-    async with (
-        PostgresQueue(engine, visibility_timeout=lease) as outbox,
-        anyio.create_task_group() as tg,
-    ):
+    outbox = PostgresOutboxStorage(engine, lease=lease)
+    async with anyio.create_task_group() as tg:
         tg.start_soon(OutboxRelay(storage=outbox, sink=sqs).run)
         for job in jobs:
             async with db() as uow:

@@ -1,16 +1,23 @@
-"""SqsQueue: the core Queue, JobSink and DeadLetters ports on Amazon SQS (boto3 in threads)."""
+"""SqsQueue: the core Queue, JobSink and DeadLetters ports on Amazon SQS (boto3 in threads).
+
+Named queues, unique keys, cancel and delays past SQS's 15 minutes are not built on SQS yet:
+one SQS queue serves every named queue (see `sqs_backend`), a direct enqueue takes a delay of up
+to 15 minutes and no unique key, and cancel finds nothing.
+"""
 
 from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from skincare_core.jobs.codec import decode_job, encode_job
+from skincare_core.jobs.envelope import Envelope, due_at
 from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import Job, Message
 from skincare_core.jobs.ports import DeadLetter
+from skincare_core.jobs.routing import DEFAULT_QUEUE
 from skincare_sqs.acks import AckBatcher
 from skincare_sqs.calls import call, call_on_receipt
 from skincare_sqs.dead_lettering import DeadLettering
@@ -21,6 +28,8 @@ from skincare_sqs.received import ReceivedBodies
 from skincare_sqs.wire import job_attributes, receive_count, visibility_seconds
 
 _BATCH = 10
+MAX_DELAY = timedelta(minutes=15)
+"""SQS's DelaySeconds limit."""
 
 
 class SqsQueue:
@@ -37,8 +46,10 @@ class SqsQueue:
         wait_time_seconds: int = 20,
         ack_linger: timedelta = timedelta(milliseconds=2),
         dead_letter_hold: timedelta = timedelta(seconds=5),
+        name: str = DEFAULT_QUEUE,
     ) -> None:
         _check_long_poll(client, wait_time_seconds)
+        self.name = name
         self._client = client
         self._queue_url = queue_url
         self._dlq_url = dlq_url
@@ -54,22 +65,50 @@ class SqsQueue:
             client, queue_url=queue_url, dlq_url=dlq_url, hold_seconds=self._hold
         )
 
-    async def enqueue(self, job: Job) -> None:
-        """Send the job as JSON, its id and type as attributes; JobTooLarge before any request."""
+    async def enqueue(
+        self,
+        job: Job,
+        *,
+        delay: timedelta | None = None,
+        not_before: datetime | None = None,
+        unique_key: str | None = None,
+    ) -> bool:
+        """Send the job as JSON, its id and type as attributes, hidden for the delay (DelaySeconds,
+        at most 15 minutes); JobTooLarge and ValueError before any request. SQS cannot keep a
+        key unique: a `unique_key` is a ValueError (the outbox enforces keys on its rows)."""
         body = encode_job(job)
+        if unique_key is not None:
+            raise ValueError("SQS cannot enforce a unique key on a direct enqueue")
+        seconds = _delay_seconds(
+            due_at(delay=delay, not_before=not_before, now=_now()), strict=True
+        )
         await call(
             self._client,
             "send_message",
             QueueUrl=self._queue_url,
             MessageBody=body,
             MessageAttributes=job_attributes(job),
+            DelaySeconds=seconds,
         )
+        return True
 
-    async def enqueue_many(self, jobs: Sequence[Job]) -> None:
-        """Send in SendMessageBatch calls of ten; every job is encoded (and checked) first."""
+    async def cancel(self, job_id: str) -> bool:
+        """Always False: SQS cannot remove a message it has not handed out, so nothing is
+        cancelled (a running job would not be interrupted either)."""
+        return False
+
+    async def enqueue_many(self, envelopes: Sequence[Envelope]) -> int:
+        """Send in SendMessageBatch calls of ten; every job is encoded (and checked) first. A
+        `not_before` becomes DelaySeconds (capped at 15 minutes); unique keys were enforced on
+        the outbox rows before the relay sent them. Returns how many were sent."""
         entries = [
-            {"Id": str(n), "MessageBody": encode_job(job), "MessageAttributes": job_attributes(job)}
-            for n, job in enumerate(jobs)
+            {
+                "Id": str(n),
+                "MessageBody": encode_job(e.job),
+                "MessageAttributes": job_attributes(e.job),
+                "DelaySeconds": _delay_seconds(e.not_before, strict=False),
+            }
+            for n, e in enumerate(envelopes)
         ]
         for start in range(0, len(entries), _BATCH):
             response = await call(
@@ -80,6 +119,7 @@ class SqsQueue:
             )
             if failed := response.get("Failed"):
                 raise SqsUnavailable("SendMessageBatch", f"{len(failed)} entries failed: {failed}")
+        return len(entries)
 
     async def receive(self, max_messages: int = 1) -> builtins.list[Message]:
         """Long-poll up to min(max_messages, 10); bodies that are not jobs go to the DLQ."""
@@ -130,14 +170,14 @@ class SqsQueue:
             message_id=message_id,
         )
 
-    async def count(self) -> int:
-        """How many messages the DLQ holds."""
+    async def count(self, *, queue: str | None = None) -> int:
+        """How many messages the DLQ holds (of every named queue: they share it)."""
         return await self._dead.count()
 
     async def list(
-        self, *, job_type: str | None = None, limit: int = 100
+        self, *, job_type: str | None = None, queue: str | None = None, limit: int = 100
     ) -> builtins.list[DeadLetter]:
-        """Dead jobs, oldest first, optionally of one type."""
+        """Dead jobs, oldest first, optionally of one type (every named queue shares the DLQ)."""
         return await self._dead.list(job_type=job_type, limit=limit)
 
     async def get(self, job_id: str) -> DeadLetter | None:
@@ -148,8 +188,9 @@ class SqsQueue:
         """Send one dead job back to the source queue (a new message: attempts reset)."""
         return await self._dead.redrive(job_id)
 
-    async def redrive_all(self, *, job_type: str | None = None) -> int:
-        """Send every dead job (of one type) back; returns how many."""
+    async def redrive_all(self, *, job_type: str | None = None, queue: str | None = None) -> int:
+        """Send every dead job (of one type) back; returns how many. Every named queue shares
+        the one DLQ, so `queue` selects nothing more."""
         return await self._dead.redrive_all(job_type=job_type)
 
     async def purge(self) -> int:
@@ -193,3 +234,16 @@ def _check_long_poll(client: Any, wait_time_seconds: int) -> None:
             f"wait_time_seconds ({wait_time_seconds}) must be below the client's "
             f"read timeout ({read_timeout} s)"
         )
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _delay_seconds(due: datetime | None, *, strict: bool) -> int:
+    if due is None:
+        return 0
+    wait = due - _now()
+    if strict and wait > MAX_DELAY:
+        raise ValueError(f"SQS delays a message by at most {MAX_DELAY}, asked for {wait}")
+    return visibility_seconds(min(max(wait, timedelta(0)), MAX_DELAY))
