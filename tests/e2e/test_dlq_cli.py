@@ -26,11 +26,11 @@ Opener = Callable[[], AbstractAsyncContextManager[Backend]]
 
 async def _bury(open_backend: Opener, job: Job) -> None:
     async with open_backend() as backend:
-        await backend.queue.enqueue(job)
+        await backend.queue().enqueue(job)
         with anyio.fail_after(10):
-            while not (messages := await backend.queue.receive(1)):
+            while not (messages := await backend.queue().receive(1)):
                 pass
-        await backend.queue.dead_letter(messages[0], "PermanentJobError: no such product")
+        await backend.queue().dead_letter(messages[0], "PermanentJobError: no such product")
 
 
 def _dlq(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

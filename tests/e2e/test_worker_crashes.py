@@ -38,7 +38,7 @@ def test_sigterm_with_50_jobs_in_flight_drains_and_exits_0(
 ) -> None:
     controller, smtp = start_smtp(delay=3.0)
     try:
-        extra = _smtp_env(controller.port, SKINCARE_WORKER_CONCURRENCY="64")
+        extra = _smtp_env(controller.port, SKINCARE_WORKER_QUEUES="critical=8,default=64,bulk=4")
         env, port = base_env(database_url, home, SKINCARE_SHUTDOWN_GRACE_SECONDS="10", **extra)
         _place_orders(env, port, home, shop, 50)
         worker = worker_process(env, home)
@@ -66,7 +66,7 @@ def test_sigkill_mid_load_loses_nothing(database_url: str, shop: SeededShop, hom
     try:
         extra = _smtp_env(
             controller.port,
-            SKINCARE_WORKER_CONCURRENCY="4",
+            SKINCARE_WORKER_QUEUES="critical=1,default=4,bulk=1",
             SKINCARE_VISIBILITY_TIMEOUT_SECONDS="2",
         )
         env, port = base_env(database_url, home, **extra)

@@ -11,6 +11,7 @@ from attrs import define, field
 from skincare_core.jobs.job import Job
 from skincare_core.shop.catalogue import ShopService
 from skincare_core.shop.checkout import CheckoutService
+from skincare_core.shop.job_types import SHOP_ROUTES
 from skincare_core.shop.models import Product, User
 from skincare_core.shop.ports import Clock, UnitOfWorkFactory
 from skincare_core.shop.webhooks import PaymentWebhookService
@@ -42,7 +43,7 @@ class MemoryBackend:
     db: InMemoryDatabase = field(init=False)
 
     def __attrs_post_init__(self) -> None:
-        self.db = InMemoryDatabase(outbox_sink=self.queue)
+        self.db = InMemoryDatabase(outbox_sink=self.queue, routes=SHOP_ROUTES)
 
     @property
     def uow(self) -> UnitOfWorkFactory:

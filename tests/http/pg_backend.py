@@ -8,6 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.codec import decode_job
 from skincare_core.jobs.job import Job
+from skincare_core.shop.job_types import SHOP_ROUTES
 from skincare_core.shop.models import Product, User
 from skincare_core.shop.ports import UnitOfWorkFactory
 from skincare_postgres import PostgresDatabase
@@ -24,7 +25,7 @@ class PostgresBackend:
 
     @property
     def uow(self) -> UnitOfWorkFactory:
-        return PostgresDatabase(self.engine)
+        return PostgresDatabase(self.engine, routes=SHOP_ROUTES)
 
     async def empty(self) -> None:
         async with self.engine.begin() as conn:

@@ -10,11 +10,13 @@ from http_support import Backend, Seed, bearer
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from skincare_core.shop.job_types import SEND_CONFIRMATION_EMAIL
+from skincare_core.shop.job_types import EXPIRE_UNPAID_ORDER, SEND_CONFIRMATION_EMAIL
 from skincare_core.shop.ports import UnitOfWorkFactory
 from skincare_core.testing.shop import ManualClock
 
 pytestmark = pytest.mark.anyio
+JOBS_PER_ORDER = 2
+"""The confirmation e-mail and the order's expiry."""
 Client = AsyncTestClient[Litestar]
 PROBLEMS = "https://skincare.example/problems"
 
@@ -58,8 +60,10 @@ async def test_checkout_answers_201_with_the_order_and_queues_its_email(
     assert body["total_rupiah"] == 300_000
     assert response.headers["location"] == f"/v1/orders/{body['order_id']}"
     jobs = await backend.jobs()
-    assert [(j.type, j.payload) for j in jobs] == [
-        (SEND_CONFIRMATION_EMAIL, {"order_id": str(body["order_id"])})
+    payload = {"order_id": str(body["order_id"])}
+    assert sorted((j.type, j.payload) for j in jobs) == [
+        (EXPIRE_UNPAID_ORDER, payload),
+        (SEND_CONFIRMATION_EMAIL, payload),
     ]
     async with uow_factory() as uow:
         serum = await uow.products.get(seed.serum.id)
@@ -80,7 +84,7 @@ async def test_the_same_key_again_answers_the_same_order(
     assert again.status_code == 201
     assert again.json() == first.json()
     assert again.headers["location"] == first.headers["location"]
-    assert len(await backend.jobs()) == 1
+    assert len(await backend.jobs()) == JOBS_PER_ORDER
 
 
 async def test_the_same_key_with_a_different_cart_answers_the_first_order_unchanged(
@@ -94,7 +98,7 @@ async def test_the_same_key_with_a_different_cart_answers_the_first_order_unchan
 
     assert again.status_code == 201
     assert again.json() == first.json()
-    assert len(await backend.jobs()) == 1
+    assert len(await backend.jobs()) == JOBS_PER_ORDER
     async with uow_factory() as uow:
         cart = await uow.carts.lines(seed.alice.id)
         toner = await uow.products.get(seed.toner.id)

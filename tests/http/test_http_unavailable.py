@@ -175,7 +175,8 @@ async def test_a_connection_killed_inside_checkout_is_503_and_the_retry_places_o
         serum = await uow.products.get(seed.serum.id)
     assert serum is not None
     assert serum.stock == 5 - 2
-    assert len(await postgres_backend.jobs()) == 1
+    # The one order's confirmation and expiry.
+    assert len(await postgres_backend.jobs()) == 2
     assert await _orders_of(http_database_url, seed.alice.id) == 1
 
 

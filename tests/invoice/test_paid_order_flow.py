@@ -12,11 +12,13 @@ import anyio
 import pytest
 from invoice_support import pdf_text
 
+from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.worker import Worker
 from skincare_core.shop.checkout import CheckoutService
 from skincare_core.shop.handlers import build_router
 from skincare_core.shop.job_types import (
+    EXPIRE_UNPAID_ORDER,
     GENERATE_INVOICE_PDF,
     PROCESS_PAYMENT,
     SEND_CONFIRMATION_EMAIL,
@@ -90,6 +92,9 @@ async def test_a_paid_order_leaves_one_pdf_and_one_email_of_each_kind(
     order = await place_paid_order(db, clock, language)
     (payment,) = [job for job in queue.jobs() if job.type == PROCESS_PAYMENT]
     await queue.enqueue(duplicate(payment))
+    # The order is paid: its expiry, a day away, would change nothing.
+    (expiry,) = [job for job in queue.jobs() if job.type == EXPIRE_UNPAID_ORDER]
+    assert await queue.cancel(expiry.id) is True
 
     maildir, invoices = tmp_path / "mail", tmp_path / "invoices"
     router = build_router(
@@ -102,7 +107,7 @@ async def test_a_paid_order_leaves_one_pdf_and_one_email_of_each_kind(
     await run_until_idle(Worker(queue=queue, router=router, concurrency=4), queue)
     first_pdfs = {path: path.read_bytes() for path in files_under(invoices)}
     first_mails = files_under(maildir)
-    await queue.enqueue_many(again(order))
+    await queue.enqueue_many([Envelope(job) for job in again(order)])
     await run_until_idle(Worker(queue=queue, router=router, concurrency=4), queue)
 
     assert await queue.count() == 0

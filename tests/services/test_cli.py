@@ -20,6 +20,7 @@ COMMANDS = [
     ["token"],
     ["webhook", "sign"],
     ["queue", "stats"],
+    ["jobs", "cancel"],
     ["dlq", "list"],
     ["dlq", "show"],
     ["dlq", "count"],

@@ -41,3 +41,14 @@ async def test_the_postgres_queue_runs_no_relay(tmp_path: Path) -> None:
     settings = load_settings(_settings(tmp_path))
     async with worker_process(settings=settings, handlers={"team.job": _noop}) as process:
         assert process.relay is None
+
+
+async def test_one_worker_per_configured_queue_or_the_chosen_subset(tmp_path: Path) -> None:
+    settings = load_settings(_settings(tmp_path, SKINCARE_WORKER_QUEUES="critical=2,bulk=1"))
+    async with worker_process(settings=settings) as process:
+        assert list(process.workers) == ["critical", "bulk"]
+    async with worker_process(settings=settings, queues=["bulk"]) as process:
+        assert list(process.workers) == ["bulk"]
+    with pytest.raises(ValueError, match="'default' is not one of SKINCARE_WORKER_QUEUES"):
+        async with worker_process(settings=settings, queues=["default"]):
+            pass

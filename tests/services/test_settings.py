@@ -16,6 +16,10 @@ from skincare_services.settings import (
     load_settings,
 )
 
+_QUEUES = (
+    "SKINCARE_WORKER_QUEUES: expected queue=concurrency pairs like critical=8,default=16,bulk=4"
+)
+_WINDOW = "SKINCARE_PAYMENT_WINDOW: expected a positive duration like 24h, 30m or 900s"
 REQUIRED = {
     "SKINCARE_DATABASE_URL": "postgresql+psycopg://u:p@db/shop",
     "SKINCARE_WEBHOOK_SECRET": "whsec",
@@ -26,7 +30,8 @@ REQUIRED = {
 def test_defaults_match_the_documented_ones() -> None:
     settings = load_settings(REQUIRED)
     assert settings.queue == "postgres"
-    assert settings.worker_concurrency == 16
+    assert dict(settings.worker_queues) == {"critical": 8, "default": 16, "bulk": 4}
+    assert settings.payment_window == timedelta(hours=24)
     assert settings.max_attempts == 5
     assert settings.visibility_timeout == timedelta(seconds=30)
     assert settings.shutdown_grace == timedelta(seconds=25)
@@ -34,16 +39,38 @@ def test_defaults_match_the_documented_ones() -> None:
 
 
 def test_values_are_parsed_into_their_types() -> None:
-    env = {**REQUIRED, "SKINCARE_WORKER_CONCURRENCY": "32", "SKINCARE_EMAIL": "smtp"}
+    env = {
+        **REQUIRED,
+        "SKINCARE_WORKER_QUEUES": " critical = 2, reports=1 ",
+        "SKINCARE_PAYMENT_WINDOW": "90m",
+        "SKINCARE_EMAIL": "smtp",
+    }
     settings = load_settings(env)
-    assert (settings.worker_concurrency, settings.email) == (32, "smtp")
+    assert dict(settings.worker_queues) == {"critical": 2, "reports": 1}
+    assert (settings.payment_window, settings.email) == (timedelta(minutes=90), "smtp")
+
+
+@pytest.mark.parametrize(
+    ("raw", "window"),
+    [("24h", timedelta(hours=24)), ("2d", timedelta(days=2)), ("900", timedelta(seconds=900))],
+)
+def test_a_payment_window_takes_a_unit(raw: str, window: timedelta) -> None:
+    assert load_settings({**REQUIRED, "SKINCARE_PAYMENT_WINDOW": raw}).payment_window == window
 
 
 @pytest.mark.parametrize(
     ("name", "value", "expected"),
     [
-        ("SKINCARE_WORKER_CONCURRENCY", "many", "SKINCARE_WORKER_CONCURRENCY: expected an integer"),
-        ("SKINCARE_WORKER_CONCURRENCY", "0", "SKINCARE_WORKER_CONCURRENCY: expected a positive"),
+        ("SKINCARE_MAX_ATTEMPTS", "many", "SKINCARE_MAX_ATTEMPTS: expected an integer"),
+        ("SKINCARE_MAX_ATTEMPTS", "0", "SKINCARE_MAX_ATTEMPTS: expected a positive"),
+        ("SKINCARE_WORKER_QUEUES", "critical", f"{_QUEUES}, got 'critical'"),
+        ("SKINCARE_WORKER_QUEUES", "critical=0", f"{_QUEUES}, got 'critical=0'"),
+        ("SKINCARE_WORKER_QUEUES", "a=1,a=2", f"{_QUEUES}, got 'a=1,a=2'"),
+        ("SKINCARE_WORKER_QUEUES", "Bulk=4", f"{_QUEUES}, got 'Bulk=4'"),
+        ("SKINCARE_WORKER_QUEUES", ",", f"{_QUEUES}, got ','"),
+        ("SKINCARE_PAYMENT_WINDOW", "soon", f"{_WINDOW}, got 'soon'"),
+        ("SKINCARE_PAYMENT_WINDOW", "0h", f"{_WINDOW}, got '0h'"),
+        ("SKINCARE_WORKER_CONCURRENCY", "16", "SKINCARE_WORKER_CONCURRENCY is replaced by"),
         ("SKINCARE_QUEUE", "redis", "SKINCARE_QUEUE: expected one of postgres, sqs"),
         ("SKINCARE_QUEUE", "sqs", "SKINCARE_SQS_QUEUE_URL is required when sqs is used"),
     ],

@@ -7,7 +7,7 @@ loads Litestar, and boto3 loads only where SQS, SES or S3 is configured.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -22,6 +22,7 @@ from skincare_core.jobs.worker import Worker
 from skincare_core.shop.catalogue import ShopService
 from skincare_core.shop.checkout import CheckoutService
 from skincare_core.shop.handlers import build_router
+from skincare_core.shop.job_types import SHOP_ROUTES
 from skincare_core.shop.ports import EmailService, InvoiceStore, UnitOfWorkFactory
 from skincare_core.shop.system_clock import SystemClock
 from skincare_core.shop.webhooks import PaymentWebhookService
@@ -33,6 +34,7 @@ from skincare_postgres import (
     postgres_backend,
     postgres_outbox_storage,
 )
+from skincare_services.setting_values import served_queues
 from skincare_services.settings import Settings
 
 if TYPE_CHECKING:
@@ -45,9 +47,9 @@ NO_HANDLERS: Mapping[str, Handler] = MappingProxyType({})
 
 @frozen
 class WorkerProcess:
-    """What the worker process runs."""
+    """What the worker process runs: one worker per named queue it serves, and the relay."""
 
-    worker: Worker
+    workers: Mapping[str, Worker]
     relay: OutboxRelay | None
 
 
@@ -56,10 +58,11 @@ def api_app(*, settings: Settings) -> Litestar:
     from skincare_http import ApiServices, create_app
 
     engine = create_engine(settings.database_url)
-    db = PostgresDatabase(engine)
+    db = PostgresDatabase(engine, routes=SHOP_ROUTES)
     clock = SystemClock()
+    checkout = CheckoutService(uow=db, clock=clock, payment_window=settings.payment_window)
     services = ApiServices(
-        checkout=CheckoutService(uow=db, clock=clock),
+        checkout=checkout,
         webhooks=PaymentWebhookService(uow=db),
         shop=ShopService(uow=db),
         readiness=db,
@@ -71,24 +74,36 @@ def api_app(*, settings: Settings) -> Litestar:
 
 @asynccontextmanager
 async def worker_process(
-    *, settings: Settings, handlers: Mapping[str, Handler] = NO_HANDLERS
+    *,
+    settings: Settings,
+    handlers: Mapping[str, Handler] = NO_HANDLERS,
+    queues: Sequence[str] | None = None,
 ) -> AsyncIterator[WorkerProcess]:
-    """The worker process: the engine over the configured backend, and the relay it needs.
+    """The worker process: a worker per named queue over the configured backend, and the relay
+    it needs.
 
     `handlers` (job type -> handler) are served beside the shop's job types: this is how another
     team adds its own job types without editing core or services. A type served twice is a
-    ValueError.
+    ValueError. `queues` serves a subset of `settings.worker_queues` (None: all of them); a name
+    not in it is a ValueError.
     """
+    served = served_queues(settings.worker_queues, queues)
     async with AsyncExitStack() as stack:
         engine = await stack.enter_async_context(database_engine(settings=settings))
-        backend = await stack.enter_async_context(job_backend(settings=settings, engine=engine))
-        router = shop_router(settings=settings, uow=PostgresDatabase(engine))
+        backend = await stack.enter_async_context(
+            job_backend(settings=settings, engine=engine, queues=served)
+        )
+        router = shop_router(settings=settings, uow=PostgresDatabase(engine, routes=SHOP_ROUTES))
         for job_type, handler in handlers.items():
             router.register(job_type, handler)
         relay = None
         if backend.outbox is not None:
             relay = OutboxRelay(storage=backend.outbox, sink=backend.sink)
-        yield WorkerProcess(_worker(settings=settings, backend=backend, router=router), relay)
+        workers = {
+            name: _worker(settings=settings, backend=backend, router=router, queue=name)
+            for name in served
+        }
+        yield WorkerProcess(workers, relay)
 
 
 @asynccontextmanager
@@ -102,8 +117,11 @@ async def database_engine(*, settings: Settings) -> AsyncIterator[AsyncEngine]:
 
 
 @asynccontextmanager
-async def job_backend(*, settings: Settings, engine: AsyncEngine) -> AsyncIterator[Backend]:
-    """The configured queue. With SQS the outbox rows stay in Postgres and a relay sends them."""
+async def job_backend(
+    *, settings: Settings, engine: AsyncEngine, queues: Iterable[str]
+) -> AsyncIterator[Backend]:
+    """The configured queue backend serving the named `queues`. With SQS the outbox rows stay
+    in Postgres and a relay sends them."""
     async with AsyncExitStack() as stack:
         if settings.queue == "sqs":
             from skincare_services.aws import SQS_LONG_POLL_SECONDS, aws_client
@@ -118,14 +136,17 @@ async def job_backend(*, settings: Settings, engine: AsyncEngine) -> AsyncIterat
                 dlq_url=settings.sqs_dlq_url,
                 outbox=outbox,
                 wait_time_seconds=SQS_LONG_POLL_SECONDS,
+                queues=queues,
             )
         else:
-            chosen = postgres_backend(engine, visibility_timeout=settings.visibility_timeout)
+            chosen = postgres_backend(
+                engine, queues=queues, visibility_timeout=settings.visibility_timeout
+            )
         yield await stack.enter_async_context(chosen)
 
 
 def shop_router(*, settings: Settings, uow: UnitOfWorkFactory) -> Router:
-    """The shop's four job types on the configured e-mail sender and invoice store."""
+    """The shop's job types on the configured e-mail sender and invoice store."""
     return build_router(
         uow=uow,
         email=email_service(settings=settings),
@@ -174,11 +195,11 @@ def _api_settings(settings: Settings) -> ApiSettings:
     )
 
 
-def _worker(*, settings: Settings, backend: Backend, router: Router) -> Worker:
+def _worker(*, settings: Settings, backend: Backend, router: Router, queue: str) -> Worker:
     return Worker(
-        queue=backend.queue,
+        queue=backend.queue(queue),
         router=router,
-        concurrency=settings.worker_concurrency,
+        concurrency=settings.worker_queues[queue],
         max_attempts=settings.max_attempts,
         visibility_timeout=settings.visibility_timeout,
         shutdown_grace=settings.shutdown_grace,

@@ -95,7 +95,7 @@ def _poison(url: str) -> Check:
         poison = Job(new_job_id(), SEND_CONFIRMATION_EMAIL, {"order_id": "not-a-number"})
         try:
             async with postgres_backend(engine) as backend:
-                await backend.queue.enqueue(poison)
+                await backend.queue().enqueue(poison)
                 with anyio.move_on_after(20):
                     # The worker is another process: poll, no event to wait on.
                     while (dead := await backend.dead_letters.get(poison.id)) is None:  # noqa: ASYNC110

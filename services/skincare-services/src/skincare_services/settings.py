@@ -11,7 +11,17 @@ import attrs
 import cattrs
 from attrs import field, frozen
 
+from skincare_services.setting_values import (
+    DEFAULT_WORKER_QUEUES,
+    WorkerQueues,
+    parse_duration,
+    parse_worker_queues,
+)
+
 PREFIX = "SKINCARE_"
+_REPLACED = {
+    "SKINCARE_WORKER_CONCURRENCY": "SKINCARE_WORKER_QUEUES (e.g. critical=8,default=16,bulk=4)"
+}
 
 
 class SettingsError(Exception):
@@ -45,7 +55,8 @@ class Settings:
     invoice_store: Literal["directory", "s3"] = "directory"
     invoice_dir: Path = Path(".skincare/invoices")
     invoice_bucket: str = ""
-    worker_concurrency: int = field(default=16, validator=_positive)
+    worker_queues: WorkerQueues = DEFAULT_WORKER_QUEUES
+    payment_window: timedelta = timedelta(hours=24)
     max_attempts: int = field(default=5, validator=_positive)
     visibility_timeout_seconds: int = field(default=30, validator=_positive)
     shutdown_grace_seconds: int = field(default=25, validator=_positive)
@@ -91,6 +102,14 @@ for _kind in (Settings, DatabaseSettings, TokenSettings, WebhookSettings):
     attrs.resolve_types(_kind)
 _converter = cattrs.Converter()
 _converter.register_structure_hook(Path, lambda value, _: Path(value))
+_converter.register_structure_hook(timedelta, lambda value, _: parse_duration(value))
+_converter.register_structure_hook_func(
+    lambda kind: kind == WorkerQueues, lambda value, _: parse_worker_queues(value)
+)
+_DESCRIPTIONS: dict[Any, str] = {
+    WorkerQueues: "queue=concurrency pairs like critical=8,default=16,bulk=4",
+    timedelta: "a positive duration like 24h, 30m or 900s",
+}
 _REQUIRED_WITH = {"sqs": ("sqs_queue_url", "sqs_dlq_url"), "s3": ("invoice_bucket",)}
 
 
@@ -101,6 +120,9 @@ def variable(name: str) -> str:
 
 def load_settings(environ: Mapping[str, str]) -> Settings:
     """Read settings; SettingsError (one line, naming the variable) for a missing or bad value."""
+    for old, new in _REPLACED.items():
+        if environ.get(old):
+            raise SettingsError(f"{old} is replaced by {new}")
     settings = load_fields(Settings, environ)
     _check_combinations(settings)
     return settings
@@ -137,6 +159,8 @@ def _structure(attribute: attrs.Attribute[Any], raw: str) -> Any:
 
 
 def _describe(kind: Any) -> str:
+    if kind in _DESCRIPTIONS:
+        return _DESCRIPTIONS[kind]
     args = getattr(kind, "__args__", None)
     if args:
         return "one of " + ", ".join(str(a) for a in args)

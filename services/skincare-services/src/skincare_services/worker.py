@@ -1,15 +1,19 @@
-"""`skincare-worker`: runs the job worker (and, with SQS, the outbox relay) until SIGTERM/SIGINT."""
+"""`skincare-worker [--queues NAMES]`: one job worker per named queue (and, with SQS, the outbox
+relay) in one process, until SIGTERM/SIGINT."""
 
 from __future__ import annotations
 
+import argparse
 import logging
 import signal
-from collections.abc import Mapping
+import sys
+from collections.abc import Mapping, Sequence
 
 import anyio
 
 from skincare_core.jobs.router import Handler
 from skincare_services.compose import NO_HANDLERS, worker_process
+from skincare_services.setting_values import served_queues
 from skincare_services.settings import Settings
 from skincare_services.startup import settings_or_exit
 
@@ -25,29 +29,58 @@ async def stop_on_signal(scope: anyio.CancelScope) -> None:
             return
 
 
-async def run_worker(settings: Settings, *, handlers: Mapping[str, Handler] = NO_HANDLERS) -> None:
+async def run_worker(
+    settings: Settings,
+    *,
+    handlers: Mapping[str, Handler] = NO_HANDLERS,
+    queues: Sequence[str] | None = None,
+) -> None:
     """Run until a signal arrives; in-flight jobs get the shutdown grace.
 
-    `handlers` (job type -> handler) go to `worker_process`, served beside the shop's types.
+    `handlers` (job type -> handler) go to `worker_process`, served beside the shop's types;
+    `queues` names the subset of `settings.worker_queues` to serve (None: all).
     """
+    served = served_queues(settings.worker_queues, queues)
     # Blocking adapters (smtplib, boto3) run in threads: allow one per job slot, not anyio's 40.
+    slots = sum(settings.worker_queues[name] for name in served)
     limiter = anyio.to_thread.current_default_thread_limiter()
-    limiter.total_tokens = max(limiter.total_tokens, settings.worker_concurrency + 8)
+    limiter.total_tokens = max(limiter.total_tokens, slots + 8)
     async with (
-        worker_process(settings=settings, handlers=handlers) as process,
+        worker_process(settings=settings, handlers=handlers, queues=served) as process,
         anyio.create_task_group() as tg,
     ):
         tg.start_soon(stop_on_signal, tg.cancel_scope)
-        tg.start_soon(process.worker.run)
+        for worker in process.workers.values():
+            tg.start_soon(worker.run)
         if process.relay is not None:
             tg.start_soon(process.relay.run)
-        logger.info("worker.started", extra={"queue": settings.queue})
+        concurrency = {name: settings.worker_queues[name] for name in served}
+        logger.info("worker.started", extra={"queue": settings.queue, "queues": concurrency})
     logger.info("worker.stopped")
 
 
-def main() -> None:
+def parse_queues(argv: Sequence[str] | None, settings: Settings) -> tuple[str, ...]:
+    """The queues `--queues a,b` names, each configured; one line and exit 2 otherwise."""
+    parser = argparse.ArgumentParser(prog="skincare-worker", description=__doc__)
+    parser.add_argument(
+        "--queues",
+        help="comma-separated named queues to serve, a subset of SKINCARE_WORKER_QUEUES"
+        " (default: all of them)",
+    )
+    args = parser.parse_args(argv)
+    chosen = None if args.queues is None else [q.strip() for q in args.queues.split(",")]
+    try:
+        return served_queues(settings.worker_queues, chosen)
+    except ValueError as exc:
+        print(f"skincare-worker: --queues: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def main(argv: Sequence[str] | None = None) -> None:
     """Console entry point."""
-    anyio.run(run_worker, settings_or_exit("worker"))
+    settings = settings_or_exit("worker")
+    queues = parse_queues(argv, settings)
+    anyio.run(lambda: run_worker(settings, queues=queues))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, TypeVar
 
@@ -15,8 +15,9 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-def run_on_backend(action: Callable[[Backend], Awaitable[T]]) -> T:
-    """Enter the backend the settings name, run `action` on it, and close it again."""
+def run_on_backend(action: Callable[[Backend], Awaitable[T]], *, queues: Iterable[str] = ()) -> T:
+    """Enter the backend the settings name, serving the named `queues` (none: the dead letters
+    and stats cover every queue), run `action` on it, and close it again."""
     # Imported here, not at the top, so `skincare --help` loads none of the adapters.
     import anyio
 
@@ -25,15 +26,19 @@ def run_on_backend(action: Callable[[Backend], Awaitable[T]]) -> T:
 
     settings = settings_or_exit("cli")
     try:
-        return anyio.run(_run, settings, action)
+        return anyio.run(_run, settings, action, tuple(queues))
     except Unavailable as exc:
         raise CliError(str(exc), UNAVAILABLE) from None
 
 
-async def _run(settings: Settings, action: Callable[[Backend], Awaitable[T]]) -> T:
+async def _run(
+    settings: Settings, action: Callable[[Backend], Awaitable[T]], queues: tuple[str, ...]
+) -> T:
     from skincare_services.compose import database_engine, job_backend
 
     async with AsyncExitStack() as stack:
         engine = await stack.enter_async_context(database_engine(settings=settings))
-        backend = await stack.enter_async_context(job_backend(settings=settings, engine=engine))
+        backend = await stack.enter_async_context(
+            job_backend(settings=settings, engine=engine, queues=queues)
+        )
         return await action(backend)

@@ -1,16 +1,18 @@
-"""`skincare dlq`: list, show, count, redrive and purge dead jobs, alike on Postgres and SQS."""
+"""`skincare dlq`: list, show, count, redrive and purge dead jobs, alike on Postgres and SQS,
+of every named queue or (`--queue`) of one."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from cyclopts import App, Group, Parameter, validators
 
 from skincare_services.cli.backend import run_on_backend
 from skincare_services.cli.errors import NO, CliError
-from skincare_services.cli.options import JobType, Json
+from skincare_services.cli.options import JobType, Json, QueueName
 from skincare_services.cli.output import say
 
 if TYPE_CHECKING:
@@ -32,7 +34,8 @@ def register(app: App) -> None:
 def list_dead(
     *,
     job_type: JobType = None,
-    group_by: Literal["error", "type"] | None = None,
+    queue: QueueName = None,
+    group_by: Literal["error", "type", "queue"] | None = None,
     limit: Count = 100,
     as_json: Json = False,
 ) -> int:
@@ -42,16 +45,20 @@ def list_dead(
     ----------
     job_type
         Only dead jobs of this type.
+    queue
+        Only dead jobs of this named queue.
     group_by
-        Count the listed dead jobs by error or by type instead of listing each.
+        Count the listed dead jobs by error, type or queue instead of listing each.
     limit
         List at most this many dead jobs.
     as_json
         Print a JSON array for scripts instead of lines for people (no total line).
     """
-    dead, total = run_on_backend(lambda backend: _listing(backend.dead_letters, job_type, limit))
+    dead, total = run_on_backend(
+        lambda backend: _listing(backend.dead_letters, job_type, queue, limit)
+    )
     if group_by:
-        groups = Counter(d.error if group_by == "error" else d.job.type for d in dead)
+        groups = Counter(_GROUPS[group_by](d) for d in dead)
         rows = [{group_by: value, "count": n} for value, n in groups.most_common()]
         lines = [f"{n:>6}  {value}" for value, n in groups.most_common()]
     else:
@@ -63,7 +70,7 @@ def list_dead(
         return 0
     for line in lines:
         say(line)
-    print(f"{total} dead job(s)")
+    print(f"{total} dead job(s)" + ("" if queue is None else f" in queue {queue}"))
     return 0
 
 
@@ -88,18 +95,23 @@ def show(job_id: str, /, *, as_json: Json = False) -> int:
 
 
 def count(
-    *, maximum: Annotated[Count | None, Parameter(name="--max")] = None, as_json: Json = False
+    *,
+    queue: QueueName = None,
+    maximum: Annotated[Count | None, Parameter(name="--max")] = None,
+    as_json: Json = False,
 ) -> int:
     """Print how many jobs are dead; with --max, an alarm for cron or CI.
 
     Parameters
     ----------
+    queue
+        Count only the dead jobs of this named queue.
     maximum
         Exit 1, saying so on stderr, when more than this many jobs are dead.
     as_json
         Print {"dead": N} instead of the bare number.
     """
-    dead = run_on_backend(lambda backend: backend.dead_letters.count())
+    dead = run_on_backend(lambda backend: backend.dead_letters.count(queue=queue))
     print(json.dumps({"dead": dead}) if as_json else dead)
     if maximum is not None and dead > maximum:
         raise CliError(f"{dead} dead job(s), more than the maximum of {maximum}", NO)
@@ -112,9 +124,10 @@ def redrive(
     *,
     job_type: Annotated[str | None, Parameter(name="--type", group=WHICH)] = None,
     every: Annotated[bool, Parameter(name="--all", group=WHICH)] = False,
+    queue: QueueName = None,
     dry_run: bool = False,
 ) -> int:
-    """Send dead jobs back to the queue with their attempts reset.
+    """Send dead jobs back to the queue each died in, with their attempts reset.
 
     Parameters
     ----------
@@ -124,18 +137,26 @@ def redrive(
         Send back every dead job of this type.
     every
         Send back every dead job.
+    queue
+        With --type or --all: only the dead jobs of this named queue.
     dry_run
         Only say how many jobs would be sent back.
     """
+    if job_id is not None and queue is not None:
+        raise CliError("--queue goes with --all or --type: a job id names one job")
     if dry_run:
-        dead, _ = run_on_backend(lambda backend: _listing(backend.dead_letters, job_type, 10_000))
+        dead, _ = run_on_backend(
+            lambda backend: _listing(backend.dead_letters, job_type, queue, 10_000)
+        )
         print(f"would redrive {sum(job_id in (None, d.job.id) for d in dead)} job(s)")
         return 0
     if job_id is not None:
         found = run_on_backend(lambda backend: backend.dead_letters.redrive(job_id))
         say("redriven 1 job" if found else f"no dead job {job_id}")
         return 0 if found else NO
-    moved = run_on_backend(lambda backend: backend.dead_letters.redrive_all(job_type=job_type))
+    moved = run_on_backend(
+        lambda backend: backend.dead_letters.redrive_all(job_type=job_type, queue=queue)
+    )
     print(f"redriven {moved} job(s)")
     return 0
 
@@ -155,9 +176,17 @@ def purge(*, yes: Annotated[bool, Parameter(name="--yes")]) -> int:
 
 
 async def _listing(
-    dlq: DeadLetters, job_type: str | None, limit: int
+    dlq: DeadLetters, job_type: str | None, queue: str | None, limit: int
 ) -> tuple[list[DeadLetter], int]:
-    return await dlq.list(job_type=job_type, limit=limit), await dlq.count()
+    listed = await dlq.list(job_type=job_type, queue=queue, limit=limit)
+    return listed, await dlq.count(queue=queue)
+
+
+_GROUPS: dict[str, Callable[[DeadLetter], str]] = {
+    "error": lambda dead: dead.error,
+    "type": lambda dead: dead.job.type,
+    "queue": lambda dead: dead.queue,
+}
 
 
 def _body(dead: DeadLetter) -> dict[str, Any]:
@@ -166,6 +195,7 @@ def _body(dead: DeadLetter) -> dict[str, Any]:
     return {
         "id": job.id,
         "type": job.type,
+        "queue": dead.queue,
         "payload": payload,
         "attempts": dead.attempts,
         "error": dead.error,
@@ -175,4 +205,5 @@ def _body(dead: DeadLetter) -> dict[str, Any]:
 def _line(dead: DeadLetter) -> str:
     # Dead jobs hold whatever was sent; `say` escapes what cannot be printed.
     when = dead.dead_at.isoformat(timespec="seconds")
-    return f"{dead.job.id}  {dead.job.type:<28} attempts={dead.attempts}  {when}  {dead.error}"
+    kind = f"{dead.job.type:<28} queue={dead.queue:<9}"
+    return f"{dead.job.id}  {kind} attempts={dead.attempts}  {when}  {dead.error}"

@@ -1,7 +1,7 @@
 """Failures the CLI reports as one line on stderr and an exit code, never a traceback.
 
-Exit codes: 0 done; 1 the answer is no (no such dead job, more dead jobs than --max);
-2 bad usage, settings or input; 3 a backing service (database, SQS) is unavailable.
+Exit codes: 0 done; 1 the answer is no (no such dead job, nothing to cancel, more dead jobs than
+--max); 2 bad usage, settings or input; 3 a backing service (database, SQS) is unavailable.
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
-"""`skincare`: run, demo, migrate, tokens, webhook signatures, queue stats and dead jobs.
+"""`skincare`: run, demo, migrate, tokens, webhook signatures, queue stats, job cancellation and
+dead jobs.
 
-Exit codes: 0 done; 1 the answer is no (no such dead job, more dead jobs than --max); 2 bad usage,
-settings or input; 3 a backing service (database, SQS) is unavailable. Errors are one line on
-stderr; logs go to stderr too (warnings and above), so stdout holds only a command's output.
+Exit codes: 0 done; 1 the answer is no (no such dead job, nothing to cancel, more dead jobs than
+--max); 2 bad usage, settings or input; 3 a backing service (database, SQS) is unavailable. Errors
+are one line on stderr; logs go to stderr too (warnings and above), so stdout holds only a
+command's output.
 """
 
 from __future__ import annotations
@@ -12,17 +14,18 @@ from collections.abc import Sequence
 
 from cyclopts import App, CycloptsError, Parameter
 
-from skincare_services.cli import dlq, local_commands, queue, tools
+from skincare_services.cli import dlq, jobs, local_commands, queue, tools
 from skincare_services.cli.errors import USAGE, CliError, one_line
 from skincare_services.cli.output import say
 from skincare_services.logs import configure_logging
 
 HELP = (
     "The skincare shop's command line: run it locally, migrate, make test tokens and webhook "
-    "signatures, look at the queue and work on dead jobs.\n\n"
-    "Exit codes: 0 done; 1 the answer is no (no such dead job, more dead jobs than --max); "
-    "2 bad usage, settings or input; 3 the database or SQS is unavailable. Errors are one line "
-    "on stderr, and so are logs (warnings and above): stdout holds only a command's output."
+    "signatures, look at the queue, cancel jobs and work on dead jobs.\n\n"
+    "Exit codes: 0 done; 1 the answer is no (no such dead job, nothing to cancel, more dead "
+    "jobs than --max); 2 bad usage, settings or input; 3 the database or SQS is unavailable. "
+    "Errors are one line on stderr, and so are logs (warnings and above): stdout holds only a "
+    "command's output."
 )
 
 
@@ -38,7 +41,7 @@ def build_app() -> App:
         print_error=False,
         exit_on_error=False,
     )
-    for commands in (local_commands, tools, queue, dlq):
+    for commands in (local_commands, tools, queue, jobs, dlq):
         commands.register(app)
     return app
 

@@ -11,3 +11,6 @@ Json = Annotated[bool, Parameter(name="--json")]
 
 JobType = Annotated[str | None, Parameter(name="--type")]
 """`--type`: only jobs of this type."""
+
+QueueName = Annotated[str | None, Parameter(name="--queue")]
+"""`--queue`: only jobs of this named queue."""

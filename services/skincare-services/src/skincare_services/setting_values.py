@@ -1,0 +1,48 @@
+"""Setting values that are more than one word: the worker's queues and a duration."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from datetime import timedelta
+from types import MappingProxyType
+
+from skincare_core.jobs.routing import check_queue_name
+
+WorkerQueues = Mapping[str, int]
+"""Named queue -> how many of its jobs one worker process runs at once."""
+
+DEFAULT_WORKER_QUEUES: WorkerQueues = MappingProxyType({"critical": 8, "default": 16, "bulk": 4})
+_DURATION = re.compile(r"(\d+)\s*([smhd]?)")
+_UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_worker_queues(raw: str) -> WorkerQueues:
+    """`critical=8,default=16,bulk=4` as {name: concurrency}; ValueError when it is not that."""
+    queues: dict[str, int] = {}
+    for part in raw.split(","):
+        name, _, count = (piece.strip() for piece in part.partition("="))
+        if not count.isdigit() or int(count) < 1 or name in queues:
+            raise ValueError(part)
+        queues[check_queue_name(name)] = int(count)
+    return MappingProxyType(queues)
+
+
+def parse_duration(raw: str) -> timedelta:
+    """`24h`, `30m`, `900s`, `1d` or plain seconds, positive; ValueError otherwise."""
+    found = _DURATION.fullmatch(raw.strip().lower())
+    if found is None or int(found[1]) == 0:
+        raise ValueError(raw)
+    return timedelta(seconds=int(found[1]) * _UNIT_SECONDS[found[2]])
+
+
+def served_queues(configured: WorkerQueues, chosen: Sequence[str] | None) -> tuple[str, ...]:
+    """The named queues a worker process serves: `chosen` (None: every configured one), each
+    one of `configured`; ValueError naming the first that is not."""
+    if chosen is None:
+        return tuple(configured)
+    unknown = [name for name in chosen if name not in configured] or ([] if chosen else [""])
+    if unknown:
+        listed = ", ".join(configured)
+        raise ValueError(f"{unknown[0]!r} is not one of SKINCARE_WORKER_QUEUES: {listed}")
+    return tuple(dict.fromkeys(chosen))
