@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench.embedded import database_url
 from bench.noop_drain import drain_seconds
+from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.router import Router
 from skincare_core.jobs.worker import Worker
@@ -41,7 +42,7 @@ async def enqueue_rates(engine: AsyncEngine, count: int) -> list[Row]:
         jobs = [new_job("noop", n=str(n)) for n in range(count * 10)]
         start = time.perf_counter()
         for i in range(0, len(jobs), 100):
-            await queue.enqueue_many(jobs[i : i + 100])
+            await queue.enqueue_many([Envelope(job) for job in jobs[i : i + 100]])
         batched = len(jobs) / (time.perf_counter() - start)
     return [
         ("enqueue, one job per commit", f"{single:,.0f} jobs/s"),
@@ -55,7 +56,7 @@ async def drain_rate(engine: AsyncEngine, count: int, batch: int, concurrency: i
     async with PostgresQueue(engine) as queue:
         jobs = [new_job("noop", n=str(n)) for n in range(count)]
         for i in range(0, count, 1000):
-            await queue.enqueue_many(jobs[i : i + 1000])
+            await queue.enqueue_many([Envelope(job) for job in jobs[i : i + 1000]])
         elapsed = await drain_seconds(queue, count, concurrency=concurrency, batch=batch)
     label = f"drain {count:,} no-op jobs, batch {batch}, concurrency {concurrency}"
     return label, f"{count / elapsed:,.0f} jobs/s"

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench.compare.server import sqlalchemy_url
 from bench.compare.systems import Handler, Payload
+from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.router import Router
 from skincare_core.jobs.worker import Worker
@@ -38,7 +39,7 @@ class OursSystem:
 
     async def enqueue(self, payloads: Sequence[Payload]) -> None:
         """One statement (and NOTIFY) for the batch."""
-        await self._queue.enqueue_many([new_job(JOB_TYPE, **p) for p in payloads])
+        await self._queue.enqueue_many([Envelope(new_job(JOB_TYPE, **p)) for p in payloads])
 
     @asynccontextmanager
     async def work(self, handler: Handler, *, batch: int, concurrency: int) -> AsyncIterator[None]:

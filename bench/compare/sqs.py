@@ -19,6 +19,7 @@ from bench.compare import harness
 from bench.compare.report import Metric
 from bench.compare.server import BenchServer
 from bench.compare.systems import Variant
+from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.router import Router
 from skincare_core.jobs.worker import Worker
@@ -90,7 +91,7 @@ async def _enqueue(queue: SqsQueue, jobs: list[Job], batch: int) -> None:
             await queue.enqueue(job)
     else:
         for start in range(0, len(jobs), batch):
-            await queue.enqueue_many(jobs[start : start + batch])
+            await queue.enqueue_many([Envelope(job) for job in jobs[start : start + batch]])
 
 
 async def _drain(queue: SqsQueue, variant: Variant, jobs: int, probe: Any, url: str) -> float:
