@@ -46,6 +46,7 @@ def _assert_show_finds_only_the_dead_job(env: dict[str, str], job: Job) -> None:
     assert json.loads(shown.stdout) == {
         "id": job.id,
         "type": job.type,
+        "queue": "default",
         "payload": dict(job.payload),
         "attempts": 1,
         "error": "PermanentJobError: no such product",

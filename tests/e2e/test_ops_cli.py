@@ -27,13 +27,13 @@ Opener = Callable[[], AbstractAsyncContextManager[Backend]]
 
 async def _fill(open_backend: Opener, dead: Job, ready: list[Job]) -> None:
     async with open_backend() as backend:
-        await backend.queue.enqueue(dead)
+        await backend.queue().enqueue(dead)
         with anyio.fail_after(10):
-            while not (messages := await backend.queue.receive(1)):
+            while not (messages := await backend.queue().receive(1)):
                 pass
-        await backend.queue.dead_letter(messages[0], "PermanentJobError: no such product")
+        await backend.queue().dead_letter(messages[0], "PermanentJobError: no such product")
         for job in ready:
-            await backend.queue.enqueue(job)
+            await backend.queue().enqueue(job)
 
 
 def _skincare(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -62,6 +62,7 @@ def _assert_ops_commands(env: dict[str, str], dead: Job, age_known: bool) -> Non
     assert _json(env, "dlq", "show", dead.id, "--json") == {
         "id": dead.id,
         "type": dead.type,
+        "queue": "default",
         "payload": dict(dead.payload),
         "attempts": 1,
         "error": "PermanentJobError: no such product",

@@ -90,10 +90,10 @@ async def test_a_stalled_endpoint_is_logged_within_10_s_and_work_resumes_within_
         settings = load_settings(_settings(tmp_path, urls))
         handlers = {"stall.probe": probe}
         async with (
-            worker_process(settings=settings, handlers=handlers) as process,
+            worker_process(settings=settings, handlers=handlers, queues=["default"]) as process,
             anyio.create_task_group() as tg,
         ):
-            tg.start_soon(process.worker.run)
+            tg.start_soon(process.workers["default"].run)
             warm_up, stalled_job = new_job("stall.probe"), new_job("stall.probe")
             send(warm_up)
             await _wait_until(lambda: warm_up.id in done, within=10)
