@@ -1,0 +1,33 @@
+"""The README's runnable examples run, and print what the README says they print."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+_BLOCK = re.compile(r"```python\n# runnable: (?P<name>[^\n]+)\n(?P<code>.*?)```", re.S)
+EXAMPLES = {m["name"]: m["code"] for m in _BLOCK.finditer(README.read_text())}
+PRINTS = {
+    "delayed jobs": "due: remind_unpaid\n",
+    "named queues": "process_payment first, with 1000 PDFs waiting on bulk\n",
+    "unique jobs": "added: True False\nafter it ran: True\n",
+    "cancellation": "cancelled: True\nrunning one cancelled: False\n",
+}
+
+
+def test_every_scheduling_feature_has_a_runnable_example() -> None:
+    assert set(EXAMPLES) == set(PRINTS)
+
+
+@pytest.mark.parametrize("name", sorted(PRINTS))
+def test_the_example_runs_and_prints_what_it_says(name: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", EXAMPLES[name]], capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == PRINTS[name]
