@@ -1,4 +1,5 @@
-"""Every bench/compare program still runs: each with --quick, in the bench dependency group."""
+"""Every bench/compare program still runs (each with --quick, in the bench dependency group), and
+so does bench.queue_isolation."""
 
 from __future__ import annotations
 
@@ -46,3 +47,27 @@ def test_every_program_runs_quick_and_reports(tmp_path: Path) -> None:
     )
     assert chart.returncode == 0, chart.stderr
     assert (tmp_path / "chart.png").read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.slow
+def test_the_queue_isolation_program_runs_quick_and_prints_both_layouts() -> None:
+    uv = shutil.which("uv")
+    assert uv is not None, "uv must be on PATH"
+    done = subprocess.run(
+        [uv, "run", "python", "-m", "bench.queue_isolation", "--quick"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert [row.split(" | ")[0] for row in rows] == [
+        "| queues",
+        "| ---",
+        "| named queues (critical, bulk)",
+        "| one shared queue",
+    ]
+    # With named queues every critical job was picked up while the backlog waited.
+    assert rows[2].split(" | ")[1] == "60/60", rows[2]
