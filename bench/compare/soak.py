@@ -18,9 +18,10 @@ from bench.compare.report import Metric
 from bench.compare.server import BenchServer
 from bench.compare.systems import Payload, Variant, open_system
 
-# The row-finding half of the claim, in a transaction rolled back at once (it locks nothing long).
+# The row-finding half of the claim of the `default` queue (the one the bench's jobs go to), in a
+# transaction rolled back at once (it locks nothing long).
 CLAIM_SCAN = (
-    "SELECT id FROM jobs WHERE status = 'ready' AND available_at <= now() "
+    "SELECT id FROM jobs WHERE status = 'ready' AND queue = 'default' AND available_at <= now() "
     "ORDER BY available_at LIMIT 10 FOR UPDATE SKIP LOCKED"
 )
 DEAD_TUPLES = "SELECT n_dead_tup FROM pg_stat_user_tables WHERE relname = 'jobs'"
