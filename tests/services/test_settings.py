@@ -6,6 +6,8 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from skincare_services.settings import (
     DatabaseSettings,
@@ -116,3 +118,17 @@ def test_a_command_reads_only_the_settings_it_uses() -> None:
     assert database.database_url == "postgresql://db/shop"
     with pytest.raises(SettingsError, match=r"^SKINCARE_JWT_SECRET is required but not set$"):
         load_fields(TokenSettings, REQUIRED | {"SKINCARE_JWT_SECRET": ""})
+
+
+@given(
+    st.dictionaries(
+        st.from_regex(r"[a-z][a-z0-9_-]{0,39}", fullmatch=True),
+        st.integers(min_value=1, max_value=10_000),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_any_set_of_queues_reads_back_as_written(queues: dict[str, int]) -> None:
+    raw = ",".join(f"{name}={count}" for name, count in queues.items())
+    settings = load_settings({**REQUIRED, "SKINCARE_WORKER_QUEUES": raw})
+    assert dict(settings.worker_queues) == queues
