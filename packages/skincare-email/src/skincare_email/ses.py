@@ -2,6 +2,10 @@
 
 The rendered MIME message goes out with `send_raw_email`, so both parts and our headers
 arrive. Import this module only when the extra is installed.
+
+SES takes no idempotency key (neither `SendRawEmail` nor SESv2 `SendEmail` has one) and
+replaces our Message-ID with its own, so a repeated call sends again: the e-mail handler's
+send claim is what keeps concurrent deliveries of one job to one call.
 """
 
 from __future__ import annotations

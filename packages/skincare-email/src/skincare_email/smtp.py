@@ -1,4 +1,8 @@
-"""SMTP delivery with the standard library, run in a worker thread."""
+"""SMTP delivery with the standard library, run in a worker thread.
+
+SMTP has no idempotency key: a repeated send is a second message, recognisable by its
+Message-ID (built from the job id); the e-mail handler's send claim prevents the repeat.
+"""
 
 from __future__ import annotations
 

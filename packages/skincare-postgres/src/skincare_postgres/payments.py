@@ -1,4 +1,5 @@
-"""Payment events, notifications sent and invoices stored, on one unit of work's connection."""
+"""Payment events, notifications sent (and claims to send them) and invoices stored, on one
+unit of work's connection."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from skincare_core.shop.models import (
     Payment,
     PaymentEvent,
     PaymentStatus,
+    SendClaim,
 )
 from skincare_postgres.driver import Driver
 
@@ -33,13 +35,32 @@ _MARK_PAID = (
 )
 _IS_NOTIFIED = (
     "SELECT 1 FROM order_notifications"
-    " WHERE order_id = %(order_id)s AND notification_type = %(kind)s"
+    " WHERE order_id = %(order_id)s AND notification_type = %(kind)s AND sent_at IS NOT NULL"
 )
-# DO NOTHING instead of a unique violation: the transaction stays usable, no savepoint needed.
+# A conflicting row is locked and read at its latest committed version, so of two concurrent
+# claims one takes the send. The update always happens (to the same values unless the claim is
+# free) so one statement returns the row as it stands: our claim, another live one, or sent.
+_CLAIM_IS_FREE = "n.sent_at IS NULL AND n.claimed_until <= %(now)s"
+_CLAIM_SEND = (
+    "INSERT INTO order_notifications AS n"
+    " (order_id, notification_type, sent_at, claim_token, claimed_until)"
+    " VALUES (%(order_id)s, %(kind)s, NULL, %(token)s, %(until)s)"
+    " ON CONFLICT (order_id, notification_type) DO UPDATE SET"
+    f" claim_token = CASE WHEN {_CLAIM_IS_FREE} THEN excluded.claim_token ELSE n.claim_token END,"
+    f" claimed_until = CASE WHEN {_CLAIM_IS_FREE}"
+    " THEN excluded.claimed_until ELSE n.claimed_until END"
+    " RETURNING n.sent_at, n.claim_token, n.claimed_until"
+)
+_RELEASE_SEND = (
+    "DELETE FROM order_notifications WHERE order_id = %(order_id)s"
+    " AND notification_type = %(kind)s AND claim_token = %(token)s AND sent_at IS NULL"
+)
+# No unique violation on a duplicate: the transaction stays usable, no savepoint needed.
 _MARK_NOTIFIED = (
-    "INSERT INTO order_notifications (order_id, notification_type, sent_at)"
+    "INSERT INTO order_notifications AS n (order_id, notification_type, sent_at)"
     " VALUES (%(order_id)s, %(kind)s, %(sent_at)s)"
-    " ON CONFLICT (order_id, notification_type) DO NOTHING RETURNING 1"
+    " ON CONFLICT (order_id, notification_type) DO UPDATE SET sent_at = excluded.sent_at"
+    " WHERE n.sent_at IS NULL RETURNING 1"
 )
 _INVOICE = "SELECT order_id, storage_key, created_at FROM invoices WHERE order_id = %(order_id)s"
 _ADD_INVOICE = (
@@ -52,7 +73,17 @@ def _payment(*, status: str, **columns: Any) -> Payment:
     return Payment(status=PaymentStatus(status), **columns)
 
 
+def _holder(
+    *, sent_at: datetime | None, claim_token: str | None, claimed_until: datetime | None
+) -> SendClaim | None:
+    # The table's check: a row not yet sent always holds a claim.
+    if sent_at is not None or claim_token is None or claimed_until is None:
+        return None
+    return SendClaim(claim_token, claimed_until)
+
+
 _PAYMENT_ROW = kwargs_row(_payment)
+_HOLDER_ROW = kwargs_row(_holder)
 _INVOICE_ROW = class_row(InvoiceRecord)
 
 
@@ -95,8 +126,27 @@ class PostgresNotifications:
         params = {"order_id": order_id, "kind": kind.value}
         return await self._driver.returned_row(_IS_NOTIFIED, params)
 
+    async def claim_send(
+        self, order_id: int, kind: NotificationType, claim: SendClaim, now: datetime
+    ) -> SendClaim | None:
+        """Take the send for `claim` unless a claim live at `now` holds it; None once sent."""
+        params = {
+            "order_id": order_id,
+            "kind": kind.value,
+            "token": claim.token,
+            "until": claim.until,
+            "now": now,
+        }
+        [row] = await self._driver.rows(_CLAIM_SEND, params, _HOLDER_ROW)
+        return row
+
+    async def release_send(self, order_id: int, kind: NotificationType, token: str) -> None:
+        """Drop the unsent claim `token` holds, if it still does."""
+        params = {"order_id": order_id, "kind": kind.value, "token": token}
+        await self._driver.run(_RELEASE_SEND, params)
+
     async def mark_notified(self, order_id: int, kind: NotificationType, sent_at: datetime) -> None:
-        """Record it; AlreadyNotified if it already was (the transaction stays usable)."""
+        """Record it sent, ending any claim; AlreadyNotified if it already was."""
         params = {"order_id": order_id, "kind": kind.value, "sent_at": sent_at}
         if not await self._driver.returned_row(_MARK_NOTIFIED, params):
             raise AlreadyNotified(f"order {order_id} already got {kind.value}")

@@ -159,9 +159,16 @@ order_notifications = Table(
     _id(),
     Column("order_id", BigInteger, ForeignKey("orders.id", ondelete="CASCADE"), nullable=False),
     Column("notification_type", Text, nullable=False),
-    Column("sent_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    # NULL while a run holds the send's claim (claim_token until claimed_until) and is sending.
+    Column("sent_at", DateTime(timezone=True), nullable=True, server_default=func.now()),
+    Column("claim_token", Text, nullable=True),
+    Column("claimed_until", DateTime(timezone=True), nullable=True),
     UniqueConstraint("order_id", "notification_type"),
     _one_of("notification_type", tuple(NotificationType)),
+    CheckConstraint(
+        "sent_at IS NOT NULL OR (claim_token IS NOT NULL AND claimed_until IS NOT NULL)",
+        name="sent_or_claimed",
+    ),
 )
 
 invoices = Table(

@@ -134,3 +134,15 @@ class InvoiceRecord:
     order_id: int
     storage_key: str
     created_at: datetime
+
+
+@frozen
+class SendClaim:
+    """One run's claim on sending a notification: its random `token`, held until `until`.
+
+    The claim is the lease that keeps concurrent deliveries of one job from sending twice; a
+    holder that dies leaves it to expire, so the next delivery sends again after `until`.
+    """
+
+    token: str
+    until: datetime

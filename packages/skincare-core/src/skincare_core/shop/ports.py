@@ -21,6 +21,7 @@ from skincare_core.shop.models import (
     Payment,
     PaymentEvent,
     Product,
+    SendClaim,
     User,
 )
 
@@ -91,13 +92,25 @@ class PaymentRepository(Protocol):
 
 
 class NotificationRepository(Protocol):
-    """Which e-mails each order already got (UNIQUE order_id + type)."""
+    """Which e-mails each order already got (UNIQUE order_id + type), and who is sending one."""
 
     async def is_notified(self, order_id: int, kind: NotificationType) -> bool:
-        """Whether this notification was recorded."""
+        """Whether this notification was recorded as sent."""
+
+    async def claim_send(
+        self, order_id: int, kind: NotificationType, claim: SendClaim, now: datetime
+    ) -> SendClaim | None:
+        """Take the send for `claim` unless a claim live at `now` holds it (atomically).
+
+        Returns the claim holding the send afterwards (`claim` itself when taken), or None
+        when the notification is already recorded as sent.
+        """
+
+    async def release_send(self, order_id: int, kind: NotificationType, token: str) -> None:
+        """Drop the claim `token` holds (its send failed), so the next delivery may send."""
 
     async def mark_notified(self, order_id: int, kind: NotificationType, sent_at: datetime) -> None:
-        """Record it; AlreadyNotified if it already was (the transaction stays usable)."""
+        """Record it sent, claimed or not; AlreadyNotified if it already was (tx stays usable)."""
 
 
 class InvoiceRepository(Protocol):

@@ -1,62 +1,137 @@
-"""The order e-mail handlers: read, send, then record.
+"""The order e-mail handlers: read and claim the send, send, then record.
 
-Recording after the send means a crash between the two sends the e-mail again (at most one
-duplicate) rather than recording an e-mail that never went out."""
+A queue may hand one job to two consumers at once (SQS standard queues do), so each run first
+claims the send with a lease, in the short transaction that reads the order; a run that finds
+a live claim retries when it ends, by which time the holder has recorded the e-mail and the
+run acks. No transaction stays open across the provider call; a failed send drops its claim.
+Recording after the send means a run that dies between the two (or mid-send) sends the e-mail
+once more when its lease has expired (at most one duplicate per death) rather than recording
+an e-mail that never went out.
+"""
 
 from __future__ import annotations
 
 import logging
+import uuid
+from datetime import datetime, timedelta
 
+from skincare_core.jobs.errors import RetryLater
 from skincare_core.jobs.job import Job
 from skincare_core.shop.errors import AlreadyNotified
 from skincare_core.shop.handlers.payloads import order_id_of
-from skincare_core.shop.models import NotificationType, Order, User
-from skincare_core.shop.ports import Clock, EmailService, OrderEmail, UnitOfWorkFactory
+from skincare_core.shop.models import NotificationType, Order, SendClaim, User
+from skincare_core.shop.ports import (
+    Clock,
+    EmailService,
+    OrderEmail,
+    UnitOfWork,
+    UnitOfWorkFactory,
+)
 
 logger = logging.getLogger(__name__)
 
+SEND_LEASE = timedelta(minutes=5)
+"""How long a claim keeps other runs from sending: the worker's default job timeout, so any
+send the worker lets run finishes inside it (SMTP and SES calls time out within seconds)."""
+
 
 class OrderEmailHandler:
-    """Sends one kind of order e-mail once per order (twice only on a crash after sending)."""
+    """Sends one kind of order e-mail once per order, even to concurrent deliveries."""
 
     def __init__(
-        self, *, uow: UnitOfWorkFactory, email: EmailService, clock: Clock, kind: NotificationType
+        self,
+        *,
+        uow: UnitOfWorkFactory,
+        email: EmailService,
+        clock: Clock,
+        kind: NotificationType,
+        lease: timedelta = SEND_LEASE,
     ) -> None:
         self._uow = uow
         self._email = email
         self._clock = clock
         self._kind = kind
+        self._lease = lease
 
     async def __call__(self, job: Job) -> None:
-        """Handle one job; raises on a transient failure so the worker retries."""
+        """Handle one job; raises on a transient failure (RetryLater while another run sends)."""
         order_id = order_id_of(job)
-        fields = {"job_id": job.id, "order_id": order_id, "notification": self._kind.value}
-        found = await self._read(order_id)
+        claim = SendClaim(uuid.uuid4().hex, self._clock.now() + self._lease)
+        found = await self._claim(order_id, claim)
         if found is None:
             return
         order, user = found
         data = OrderEmail(
             order.order_number, order.items, order.total_rupiah, job.id, user.language
         )
-        await self._send(user.email, data)
+        await self._send_claimed(order_id, user.email, data, claim)
+        await self._record(order_id, job.id)
+
+    async def _claim(self, order_id: int, claim: SendClaim) -> tuple[Order, User] | None:
+        """The order and its customer once this run holds the send; None when there is nothing
+        to send; RetryLater while another run's claim is live."""
+        now = self._clock.now()
+        async with self._uow() as uow:
+            found = await self._read_and_claim(uow, order_id, claim, now)
+        if found is None:
+            return None
+        order, user, holder = found
+        if holder.token != claim.token:
+            fields = {"order_id": order_id, "notification": self._kind.value, "until": holder.until}
+            logger.info("email.claimed_elsewhere", extra=fields)
+            raise RetryLater(max(holder.until - now, timedelta(0)), "another run is sending")
+        return order, user
+
+    async def _read_and_claim(
+        self, uow: UnitOfWork, order_id: int, claim: SendClaim, now: datetime
+    ) -> tuple[Order, User, SendClaim] | None:
+        """The order, its customer and the claim holding the send; None if nothing to send."""
+        fields = {"order_id": order_id, "notification": self._kind.value}
+        if await uow.notifications.is_notified(order_id, self._kind):
+            logger.info("email.already_sent", extra=fields)
+            return None
+        order = await uow.orders.get(order_id)
+        user = None if order is None else await uow.users.get(order.user_id)
+        if order is None or user is None:
+            logger.warning("email.order_gone", extra=fields)
+            return None
+        holder = await uow.notifications.claim_send(order_id, self._kind, claim, now)
+        # None: a concurrent run recorded the send after the check above.
+        return None if holder is None else (order, user, holder)
+
+    async def _send_claimed(
+        self, order_id: int, to: str, data: OrderEmail, claim: SendClaim
+    ) -> None:
+        """Send; a failed send gives the claim back so the retry need not wait out the lease."""
+        try:
+            await self._send(to, data)
+        except Exception:
+            await self._release(order_id, claim)
+            raise
+        if self._clock.now() > claim.until:
+            # Another delivery may have taken the expired claim and sent as well.
+            logger.warning(
+                "email.lease_overrun",
+                extra={"order_id": order_id, "job_id": data.idempotency_key, "until": claim.until},
+            )
+
+    async def _release(self, order_id: int, claim: SendClaim) -> None:
+        try:
+            async with self._uow() as uow:
+                await uow.notifications.release_send(order_id, self._kind, claim.token)
+        except Exception as error:
+            # The lease runs out by itself; the send's own error is the one to report.
+            logger.warning(
+                "email.claim_not_released", extra={"order_id": order_id, "error": repr(error)}
+            )
+
+    async def _record(self, order_id: int, job_id: str) -> None:
         try:
             async with self._uow() as uow:
                 await uow.notifications.mark_notified(order_id, self._kind, self._clock.now())
         except AlreadyNotified:
+            fields = {"job_id": job_id, "order_id": order_id, "notification": self._kind.value}
             logger.info("email.already_recorded", extra=fields)
-
-    async def _read(self, order_id: int) -> tuple[Order, User] | None:
-        fields = {"order_id": order_id, "notification": self._kind.value}
-        async with self._uow() as uow:
-            if await uow.notifications.is_notified(order_id, self._kind):
-                logger.info("email.already_sent", extra=fields)
-                return None
-            order = await uow.orders.get(order_id)
-            user = None if order is None else await uow.users.get(order.user_id)
-        if order is None or user is None:
-            logger.warning("email.order_gone", extra=fields)
-            return None
-        return order, user
 
     async def _send(self, to: str, data: OrderEmail) -> None:
         if self._kind is NotificationType.ORDER_CONFIRMATION:

@@ -8,7 +8,15 @@ import attrs
 from attrs import define, field
 
 from skincare_core.jobs.envelope import Envelope
-from skincare_core.shop.models import InvoiceRecord, NotificationType, Order, Payment, Product, User
+from skincare_core.shop.models import (
+    InvoiceRecord,
+    NotificationType,
+    Order,
+    Payment,
+    Product,
+    SendClaim,
+    User,
+)
 
 
 @define
@@ -22,6 +30,7 @@ class ShopState:
     order_keys: dict[tuple[int, str], int] = field(factory=dict)
     payments: dict[str, Payment] = field(factory=dict)
     notifications: dict[tuple[int, NotificationType], object] = field(factory=dict)
+    send_claims: dict[tuple[int, NotificationType], SendClaim] = field(factory=dict)
     invoices: dict[int, InvoiceRecord] = field(factory=dict)
     next_id: int = 1
 

@@ -1,0 +1,146 @@
+"""Concurrent runs of one e-mail job on real PostgreSQL, each on its own connection, send once.
+
+A run claims the send (a lease on the order_notifications row) in a short transaction before
+calling the provider; a run that finds a live claim is told to retry when it ends.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from pathlib import Path
+
+import anyio
+import pytest
+from pg_shop import Shop
+
+from skincare_core.jobs.errors import RetryLater
+from skincare_core.jobs.job import Job, new_job
+from skincare_core.shop.checkout import CheckoutService
+from skincare_core.shop.handlers import OrderEmailHandler
+from skincare_core.shop.handlers.emails import SEND_LEASE
+from skincare_core.shop.job_types import SEND_CONFIRMATION_EMAIL
+from skincare_core.shop.models import NotificationType, SendClaim
+from skincare_core.shop.ports import EmailService, OrderEmail
+from skincare_core.testing.shop import ManualClock, RecordingEmailService
+from skincare_email import MaildirEmailService
+from skincare_postgres import PostgresDatabase
+
+pytestmark = pytest.mark.anyio
+CONFIRMATION = NotificationType.ORDER_CONFIRMATION
+NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+SEND_TIME = 0.3
+RUNS = 10
+
+
+class StuckEmail(RecordingEmailService):
+    """A provider that never answers: the run sending through it hangs until it is killed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sending = anyio.Event()
+
+    async def send_order_confirmation(self, to: str, data: OrderEmail) -> None:
+        self.sending.set()
+        await anyio.sleep_forever()
+
+
+class SlowMaildir(MaildirEmailService):
+    """A maildir whose deliveries take a while, as a provider's do."""
+
+    async def deliver(self, message: EmailMessage) -> None:
+        await anyio.sleep(SEND_TIME)
+        await super().deliver(message)
+
+
+async def placed_order(db: PostgresDatabase, shop: Shop, clock: ManualClock) -> int:
+    user, product = await shop.user(), await shop.product()
+    await shop.cart(user, product, 1)
+    return (await CheckoutService(uow=db, clock=clock).checkout(user.id, "k")).id
+
+
+async def run_concurrently(handler: OrderEmailHandler, job: Job, runs: int) -> int:
+    """Run `job` `runs` times at once; how many runs were told to retry later."""
+    held = 0
+
+    async def run() -> None:
+        nonlocal held
+        try:
+            await handler(job)
+        except RetryLater:
+            held += 1
+
+    with anyio.fail_after(20):
+        async with anyio.create_task_group() as tg:
+            for _ in range(runs):
+                tg.start_soon(run)
+    return held
+
+
+def handler_for(db: PostgresDatabase, email: EmailService, clock: ManualClock) -> OrderEmailHandler:
+    return OrderEmailHandler(uow=db, email=email, clock=clock, kind=CONFIRMATION)
+
+
+async def test_concurrent_runs_send_one_email(db: PostgresDatabase, shop: Shop) -> None:
+    clock, email = ManualClock(), RecordingEmailService(delay=SEND_TIME)
+    order_id = await placed_order(db, shop, clock)
+    job = new_job(SEND_CONFIRMATION_EMAIL, order_id=str(order_id))
+    held = await run_concurrently(handler_for(db, email, clock), job, RUNS)
+    assert len(email.sent) == 1
+    assert held >= 1  # some runs did overlap the send; the others found it recorded
+    assert await shop.scalar("SELECT count(*) FROM order_notifications WHERE sent_at IS NOT NULL")
+    # The runs told to retry come back once the claim has been recorded, and ack.
+    assert await run_concurrently(handler_for(db, email, clock), job, RUNS) == 0
+    assert len(email.sent) == 1
+
+
+async def test_concurrent_runs_write_one_maildir_file(
+    db: PostgresDatabase, shop: Shop, tmp_path: Path
+) -> None:
+    clock = ManualClock()
+    maildir = SlowMaildir(tmp_path / "mail", "shop@skincare.test")
+    job = new_job(SEND_CONFIRMATION_EMAIL, order_id=str(await placed_order(db, shop, clock)))
+    await run_concurrently(handler_for(db, maildir, clock), job, RUNS)
+    assert len(list((tmp_path / "mail" / "new").iterdir())) == 1
+
+
+async def test_a_run_killed_mid_send_is_followed_by_one_send_after_the_lease(
+    db: PostgresDatabase, shop: Shop
+) -> None:
+    clock, stuck, email = ManualClock(), StuckEmail(), RecordingEmailService(delay=SEND_TIME)
+    job = new_job(SEND_CONFIRMATION_EMAIL, order_id=str(await placed_order(db, shop, clock)))
+    with anyio.fail_after(20):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(handler_for(db, stuck, clock), job)
+            await stuck.sending.wait()
+            tg.cancel_scope.cancel()
+    handler = handler_for(db, email, clock)
+    with pytest.raises(RetryLater) as held:
+        await handler(job)
+    assert held.value.delay == SEND_LEASE
+    clock.advance(SEND_LEASE)
+    await run_concurrently(handler, job, RUNS)
+    assert len(email.sent) == 1
+    assert await shop.scalar("SELECT count(*) FROM order_notifications WHERE sent_at IS NOT NULL")
+
+
+async def test_a_claim_holds_until_it_expires_is_released_or_the_send_is_recorded(
+    db: PostgresDatabase, shop: Shop
+) -> None:
+    order_id = await placed_order(db, shop, ManualClock())
+    first, second = SendClaim("first", NOW + SEND_LEASE), SendClaim("second", NOW + 2 * SEND_LEASE)
+    async with db() as uow:
+        claims = uow.notifications
+        assert await claims.claim_send(order_id, CONFIRMATION, first, NOW) == first
+        assert await claims.claim_send(order_id, CONFIRMATION, second, NOW) == first
+        assert not await claims.is_notified(order_id, CONFIRMATION)
+        await claims.release_send(order_id, CONFIRMATION, "second")
+        assert await claims.claim_send(order_id, CONFIRMATION, second, first.until) == second
+        await claims.release_send(order_id, CONFIRMATION, "second")
+        assert await claims.claim_send(order_id, CONFIRMATION, first, NOW) == first
+        await claims.mark_notified(order_id, CONFIRMATION, NOW)
+        assert await claims.is_notified(order_id, CONFIRMATION)
+        assert await claims.claim_send(order_id, CONFIRMATION, second, first.until) is None
+        await claims.release_send(order_id, CONFIRMATION, "first")
+        assert await claims.is_notified(order_id, CONFIRMATION)
+    assert await shop.scalar("SELECT count(*) FROM order_notifications") == 1
