@@ -8,6 +8,7 @@ wait out the lease and then send once more, so e-mails sent = 1 + such deaths, n
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import timedelta
 
 import anyio
@@ -93,21 +94,29 @@ async def test_a_run_that_died_after_sending_is_sent_once_more_after_the_lease(
     assert (int(job.payload["order_id"]), KIND) in shop.db.state.notifications
 
 
-class StuckEmail(RecordingEmailService):
-    """A provider that never answers: the run sending through it hangs until it is killed."""
+class GatedEmail(RecordingEmailService):
+    """A provider whose sends hang until the test lets them through (never, if it does not)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.sending = anyio.Event()
+        self.release = anyio.Event()
 
     async def send_order_confirmation(self, to: str, data: OrderEmail) -> None:
         self.sending.set()
-        await anyio.sleep_forever()
+        await self.release.wait()
+        await super().send_order_confirmation(to, data)
+
+
+async def eventually(condition: Callable[[], bool]) -> None:
+    with anyio.fail_after(5):
+        while not condition():  # noqa: ASYNC110
+            await anyio.sleep(0.01)
 
 
 async def test_a_run_killed_mid_send_leaves_the_claim_to_expire(shop: Shop) -> None:
     job = await confirmation_job(shop)
-    stuck = StuckEmail()
+    stuck = GatedEmail()
     async with anyio.create_task_group() as tg:
         tg.start_soon(OrderEmailHandler(uow=shop.db, email=stuck, clock=shop.clock, kind=KIND), job)
         await stuck.sending.wait()
@@ -133,31 +142,54 @@ async def test_a_failed_release_keeps_the_send_error(
         await shop.router.dispatch(job)
 
 
-class SlowProvider:
-    """Takes longer than the lease (the fake clock moves while it sends)."""
-
-    def __init__(self, shop: Shop) -> None:
-        self.shop = shop
-        self.sent: list[OrderEmail] = []
-
-    async def send_order_confirmation(self, to: str, data: OrderEmail) -> None:
-        self.shop.clock.advance(SEND_LEASE + timedelta(seconds=1))
-        self.sent.append(data)
-
-    async def send_payment_received(self, to: str, data: OrderEmail) -> None:
-        raise NotImplementedError
+SHORT_LEASE = timedelta(seconds=0.3)
 
 
-async def test_a_send_that_outlasts_its_lease_is_logged(
+def renewed(shop: Shop, job: Job) -> bool:
+    """Whether the job's claim holds beyond the (fake) present."""
+    claim = shop.db.state.send_claims.get((int(job.payload["order_id"]), KIND))
+    return claim is not None and claim.until > shop.clock.now()
+
+
+async def test_a_long_send_renews_its_claim_so_no_other_run_sends(shop: Shop) -> None:
+    job = await confirmation_job(shop)
+    slow = GatedEmail()
+    handler = OrderEmailHandler(
+        uow=shop.db, email=slow, clock=shop.clock, kind=KIND, lease=SHORT_LEASE
+    )
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(handler, job)
+        await slow.sending.wait()
+        shop.clock.advance(2 * SHORT_LEASE)
+        await eventually(lambda: renewed(shop, job))
+        with pytest.raises(RetryLater):
+            await shop.router.dispatch(job)
+        slow.release.set()
+    await shop.router.dispatch(job)
+    assert (len(slow.sent), len(shop.email.sent)) == (1, 0)
+
+
+async def test_a_claim_that_lapses_unrenewed_is_taken_over_and_the_loss_logged(
     shop: Shop, caplog: pytest.LogCaptureFixture
 ) -> None:
     job = await confirmation_job(shop)
-    provider = SlowProvider(shop)
-    handler = OrderEmailHandler(uow=shop.db, email=provider, clock=shop.clock, kind=KIND)
-    with caplog.at_level(logging.WARNING):
-        await handler(job)
-    assert len(provider.sent) == 1
-    assert "email.lease_overrun" in caplog.messages
+    slow = GatedEmail()
+    handler = OrderEmailHandler(
+        uow=shop.db, email=slow, clock=shop.clock, kind=KIND, lease=SHORT_LEASE
+    )
+    caplog.set_level(logging.INFO)
+    shop.db.fail_next("renew_send", RuntimeError("database gone"))
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(handler, job)
+        await slow.sending.wait()
+        shop.clock.advance(2 * SHORT_LEASE)
+        await eventually(lambda: "email.claim_not_renewed" in caplog.messages)
+        await shop.router.dispatch(job)
+        await eventually(lambda: "email.claim_lost" in caplog.messages)
+        slow.release.set()
+    # The documented duplicate: a send that outlived its unrenewed lease, and the takeover.
+    assert (len(slow.sent), len(shop.email.sent)) == (1, 1)
+    assert "email.already_recorded" in caplog.messages
 
 
 rounds = st.lists(

@@ -6,7 +6,7 @@ calling the provider; a run that finds a live claim is told to retry when it end
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -33,16 +33,18 @@ SEND_TIME = 0.3
 RUNS = 10
 
 
-class StuckEmail(RecordingEmailService):
-    """A provider that never answers: the run sending through it hangs until it is killed."""
+class GatedEmail(RecordingEmailService):
+    """A provider whose sends hang until the test lets them through (never, if it does not)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.sending = anyio.Event()
+        self.release = anyio.Event()
 
     async def send_order_confirmation(self, to: str, data: OrderEmail) -> None:
         self.sending.set()
-        await anyio.sleep_forever()
+        await self.release.wait()
+        await super().send_order_confirmation(to, data)
 
 
 class SlowMaildir(MaildirEmailService):
@@ -107,7 +109,7 @@ async def test_concurrent_runs_write_one_maildir_file(
 async def test_a_run_killed_mid_send_is_followed_by_one_send_after_the_lease(
     db: PostgresDatabase, shop: Shop
 ) -> None:
-    clock, stuck, email = ManualClock(), StuckEmail(), RecordingEmailService(delay=SEND_TIME)
+    clock, stuck, email = ManualClock(), GatedEmail(), RecordingEmailService(delay=SEND_TIME)
     job = new_job(SEND_CONFIRMATION_EMAIL, order_id=str(await placed_order(db, shop, clock)))
     with anyio.fail_after(20):
         async with anyio.create_task_group() as tg:
@@ -124,6 +126,28 @@ async def test_a_run_killed_mid_send_is_followed_by_one_send_after_the_lease(
     assert await shop.scalar("SELECT count(*) FROM order_notifications WHERE sent_at IS NOT NULL")
 
 
+async def test_a_long_send_renews_its_claim_so_no_other_run_sends(
+    db: PostgresDatabase, shop: Shop
+) -> None:
+    clock, slow, email = ManualClock(), GatedEmail(), RecordingEmailService()
+    lease = timedelta(seconds=0.3)
+    job = new_job(SEND_CONFIRMATION_EMAIL, order_id=str(await placed_order(db, shop, clock)))
+    renewed = "SELECT count(*) FROM order_notifications WHERE claimed_until > :now"
+    with anyio.fail_after(20):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(
+                OrderEmailHandler(uow=db, email=slow, clock=clock, kind=CONFIRMATION, lease=lease),
+                job,
+            )
+            await slow.sending.wait()
+            clock.advance(2 * lease)
+            while not await shop.scalar(renewed, now=clock.now()):  # noqa: ASYNC110
+                await anyio.sleep(0.02)
+            assert await run_concurrently(handler_for(db, email, clock), job, RUNS) == RUNS
+            slow.release.set()
+    assert (len(slow.sent), len(email.sent)) == (1, 0)
+
+
 async def test_a_claim_holds_until_it_expires_is_released_or_the_send_is_recorded(
     db: PostgresDatabase, shop: Shop
 ) -> None:
@@ -134,13 +158,19 @@ async def test_a_claim_holds_until_it_expires_is_released_or_the_send_is_recorde
         assert await claims.claim_send(order_id, CONFIRMATION, first, NOW) == first
         assert await claims.claim_send(order_id, CONFIRMATION, second, NOW) == first
         assert not await claims.is_notified(order_id, CONFIRMATION)
+        assert not await claims.renew_send(order_id, CONFIRMATION, "second", second.until)
+        assert await claims.renew_send(order_id, CONFIRMATION, "first", second.until)
+        assert await claims.claim_send(order_id, CONFIRMATION, second, first.until) == SendClaim(
+            "first", second.until
+        )
         await claims.release_send(order_id, CONFIRMATION, "second")
-        assert await claims.claim_send(order_id, CONFIRMATION, second, first.until) == second
+        assert await claims.claim_send(order_id, CONFIRMATION, second, second.until) == second
         await claims.release_send(order_id, CONFIRMATION, "second")
         assert await claims.claim_send(order_id, CONFIRMATION, first, NOW) == first
         await claims.mark_notified(order_id, CONFIRMATION, NOW)
         assert await claims.is_notified(order_id, CONFIRMATION)
         assert await claims.claim_send(order_id, CONFIRMATION, second, first.until) is None
+        assert not await claims.renew_send(order_id, CONFIRMATION, "first", second.until)
         await claims.release_send(order_id, CONFIRMATION, "first")
         assert await claims.is_notified(order_id, CONFIRMATION)
     assert await shop.scalar("SELECT count(*) FROM order_notifications") == 1

@@ -51,6 +51,11 @@ _CLAIM_SEND = (
     " THEN excluded.claimed_until ELSE n.claimed_until END"
     " RETURNING n.sent_at, n.claim_token, n.claimed_until"
 )
+_RENEW_SEND = (
+    "UPDATE order_notifications SET claimed_until = %(until)s WHERE order_id = %(order_id)s"
+    " AND notification_type = %(kind)s AND claim_token = %(token)s AND sent_at IS NULL"
+    " RETURNING 1"
+)
 _RELEASE_SEND = (
     "DELETE FROM order_notifications WHERE order_id = %(order_id)s"
     " AND notification_type = %(kind)s AND claim_token = %(token)s AND sent_at IS NULL"
@@ -139,6 +144,13 @@ class PostgresNotifications:
         }
         [row] = await self._driver.rows(_CLAIM_SEND, params, _HOLDER_ROW)
         return row
+
+    async def renew_send(
+        self, order_id: int, kind: NotificationType, token: str, until: datetime
+    ) -> bool:
+        """Move the unsent claim `token` holds to `until`; False if it no longer holds it."""
+        params = {"order_id": order_id, "kind": kind.value, "token": token, "until": until}
+        return await self._driver.returned_row(_RENEW_SEND, params)
 
     async def release_send(self, order_id: int, kind: NotificationType, token: str) -> None:
         """Drop the unsent claim `token` holds, if it still does."""

@@ -106,6 +106,11 @@ class NotificationRepository(Protocol):
         when the notification is already recorded as sent.
         """
 
+    async def renew_send(
+        self, order_id: int, kind: NotificationType, token: str, until: datetime
+    ) -> bool:
+        """Move the unsent claim `token` holds to `until`; False if `token` no longer holds it."""
+
     async def release_send(self, order_id: int, kind: NotificationType, token: str) -> None:
         """Drop the claim `token` holds (its send failed), so the next delivery may send."""
 

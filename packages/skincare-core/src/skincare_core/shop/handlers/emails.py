@@ -3,10 +3,10 @@
 A queue may hand one job to two consumers at once (SQS standard queues do), so each run first
 claims the send with a lease, in the short transaction that reads the order; a run that finds
 a live claim retries when it ends, by which time the holder has recorded the e-mail and the
-run acks. No transaction stays open across the provider call; a failed send drops its claim.
-Recording after the send means a run that dies between the two (or mid-send) sends the e-mail
-once more when its lease has expired (at most one duplicate per death) rather than recording
-an e-mail that never went out.
+run acks. No transaction stays open across the provider call (`send_claims.py` renews the
+claim while the send lasts and drops it if the send fails). Recording after the send means a
+run that dies between the two (or mid-send) sends the e-mail once more when its lease has
+expired (at most one duplicate per death) rather than recording an e-mail that never went out.
 """
 
 from __future__ import annotations
@@ -14,11 +14,13 @@ from __future__ import annotations
 import logging
 import uuid
 from datetime import datetime, timedelta
+from functools import partial
 
 from skincare_core.jobs.errors import RetryLater
 from skincare_core.jobs.job import Job
 from skincare_core.shop.errors import AlreadyNotified
 from skincare_core.shop.handlers.payloads import order_id_of
+from skincare_core.shop.handlers.send_claims import SendClaims
 from skincare_core.shop.models import NotificationType, Order, SendClaim, User
 from skincare_core.shop.ports import (
     Clock,
@@ -30,9 +32,10 @@ from skincare_core.shop.ports import (
 
 logger = logging.getLogger(__name__)
 
-SEND_LEASE = timedelta(minutes=5)
-"""How long a claim keeps other runs from sending: the worker's default job timeout, so any
-send the worker lets run finishes inside it (SMTP and SES calls time out within seconds)."""
+SEND_LEASE = timedelta(seconds=15)
+"""How long a claim keeps other runs from sending unless renewed: a live run renews it every
+5 s while its send lasts, so a dead worker's e-mails go out at most this late. The times come
+from each worker's clock, which must agree to well within this (NTP keeps them to milliseconds)."""
 
 
 class OrderEmailHandler:
@@ -51,12 +54,12 @@ class OrderEmailHandler:
         self._email = email
         self._clock = clock
         self._kind = kind
-        self._lease = lease
+        self._claims = SendClaims(uow=uow, clock=clock, kind=kind, lease=lease)
 
     async def __call__(self, job: Job) -> None:
         """Handle one job; raises on a transient failure (RetryLater while another run sends)."""
         order_id = order_id_of(job)
-        claim = SendClaim(uuid.uuid4().hex, self._clock.now() + self._lease)
+        claim = SendClaim(uuid.uuid4().hex, self._clock.now() + self._claims.lease)
         found = await self._claim(order_id, claim)
         if found is None:
             return
@@ -64,7 +67,7 @@ class OrderEmailHandler:
         data = OrderEmail(
             order.order_number, order.items, order.total_rupiah, job.id, user.language
         )
-        await self._send_claimed(order_id, user.email, data, claim)
+        await self._claims.hold_while(order_id, claim, partial(self._send, user.email, data))
         await self._record(order_id, job.id)
 
     async def _claim(self, order_id: int, claim: SendClaim) -> tuple[Order, User] | None:
@@ -98,32 +101,6 @@ class OrderEmailHandler:
         holder = await uow.notifications.claim_send(order_id, self._kind, claim, now)
         # None: a concurrent run recorded the send after the check above.
         return None if holder is None else (order, user, holder)
-
-    async def _send_claimed(
-        self, order_id: int, to: str, data: OrderEmail, claim: SendClaim
-    ) -> None:
-        """Send; a failed send gives the claim back so the retry need not wait out the lease."""
-        try:
-            await self._send(to, data)
-        except Exception:
-            await self._release(order_id, claim)
-            raise
-        if self._clock.now() > claim.until:
-            # Another delivery may have taken the expired claim and sent as well.
-            logger.warning(
-                "email.lease_overrun",
-                extra={"order_id": order_id, "job_id": data.idempotency_key, "until": claim.until},
-            )
-
-    async def _release(self, order_id: int, claim: SendClaim) -> None:
-        try:
-            async with self._uow() as uow:
-                await uow.notifications.release_send(order_id, self._kind, claim.token)
-        except Exception as error:
-            # The lease runs out by itself; the send's own error is the one to report.
-            logger.warning(
-                "email.claim_not_released", extra={"order_id": order_id, "error": repr(error)}
-            )
 
     async def _record(self, order_id: int, job_id: str) -> None:
         try:

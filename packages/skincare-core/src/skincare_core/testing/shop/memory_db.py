@@ -15,6 +15,7 @@ from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.routing import QueueRoutes
 from skincare_core.shop.models import Product, User
 from skincare_core.testing.shop import memory_repos as repos
+from skincare_core.testing.shop.memory_notifications import Notifications
 from skincare_core.testing.shop.memory_outbox import MemoryOutbox, OutboxSink
 from skincare_core.testing.shop.memory_state import ShopState
 
@@ -92,7 +93,7 @@ class InMemoryUnitOfWork:
         self.carts = repos.Carts(self)
         self.orders = repos.Orders(self)
         self.payments = repos.Payments(self)
-        self.notifications = repos.Notifications(self)
+        self.notifications = Notifications(self)
         self.invoices = repos.Invoices(self)
         self.outbox = MemoryOutbox(self, self._db.routes, self._db.sink)
         return self

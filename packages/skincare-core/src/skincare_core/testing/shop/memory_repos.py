@@ -7,12 +7,11 @@ from datetime import datetime
 
 from attrs import evolve
 
-from skincare_core.shop.errors import AlreadyNotified, DuplicateIdempotencyKey
+from skincare_core.shop.errors import DuplicateIdempotencyKey
 from skincare_core.shop.models import (
     CartLine,
     InvoiceRecord,
     NewOrder,
-    NotificationType,
     Order,
     OrderItem,
     OrderStatus,
@@ -20,7 +19,6 @@ from skincare_core.shop.models import (
     PaymentEvent,
     PaymentStatus,
     Product,
-    SendClaim,
     User,
 )
 from skincare_core.testing.shop.memory_state import Transaction
@@ -156,42 +154,6 @@ class Payments(_Repo):
         """Record the event as applied."""
         payment = self._s.payments[event_id]
         self._s.payments[event_id] = evolve(payment, status=PaymentStatus.PAID, paid_at=paid_at)
-
-
-class Notifications(_Repo):
-    """One notification per (order, type), and at most one live send claim on each."""
-
-    async def is_notified(self, order_id: int, kind: NotificationType) -> bool:
-        """Whether it was recorded."""
-        return (order_id, kind) in self._s.notifications
-
-    async def claim_send(
-        self, order_id: int, kind: NotificationType, claim: SendClaim, now: datetime
-    ) -> SendClaim | None:
-        """Take the send unless it was sent (None) or a claim live at `now` holds it (that one)."""
-        self._uow.fault("claim_send")
-        if (order_id, kind) in self._s.notifications:
-            return None
-        held = self._s.send_claims.get((order_id, kind))
-        if held is not None and held.until > now:
-            return held
-        self._s.send_claims[(order_id, kind)] = claim
-        return claim
-
-    async def release_send(self, order_id: int, kind: NotificationType, token: str) -> None:
-        """Drop the claim if `token` still holds it."""
-        self._uow.fault("release_send")
-        held = self._s.send_claims.get((order_id, kind))
-        if held is not None and held.token == token:
-            del self._s.send_claims[(order_id, kind)]
-
-    async def mark_notified(self, order_id: int, kind: NotificationType, sent_at: datetime) -> None:
-        """Record it (ending any claim); AlreadyNotified on a duplicate."""
-        self._uow.fault("mark_notified")
-        if (order_id, kind) in self._s.notifications:
-            raise AlreadyNotified(f"order {order_id} already got {kind.value}")
-        self._s.notifications[(order_id, kind)] = sent_at
-        self._s.send_claims.pop((order_id, kind), None)
 
 
 class Invoices(_Repo):
