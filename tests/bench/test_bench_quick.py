@@ -14,28 +14,40 @@ ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = ("drain", "steady", "latency", "io_bound", "soak", "sqs")
 
 
-@pytest.mark.slow
-def test_every_program_runs_quick_and_reports(tmp_path: Path) -> None:
+def _run_quick(name: str, out: Path) -> subprocess.CompletedProcess[str]:
     uv = shutil.which("uv")
     assert uv is not None, "uv must be on PATH (it installs the bench group from the lock)"
-    for name in PROGRAMS:
-        command = [uv, "run", "--group", "bench", "python", "-m", f"bench.compare.{name}"]
-        done = subprocess.run(
-            # One rep each: the harness and its JSON are the same code at any rep count.
-            [*command, "--quick", "--reps", "1", "--out", str(tmp_path)],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=180,
-            check=False,
-        )
-        assert done.returncode == 0, f"{name}:\n{done.stdout}\n{done.stderr}"
-        assert "| system |" in done.stdout, f"{name} printed no table:\n{done.stdout}"
-        document = json.loads((tmp_path / f"{name}-quick.json").read_text())
-        assert document["quick"] is True
-        assert document["runs"], f"{name} measured nothing"
-        assert document["reps"] == 1
-        assert all(len(runs) == 1 for runs in document["runs"].values())
+    command = [uv, "run", "--group", "bench", "python", "-m", f"bench.compare.{name}"]
+    return subprocess.run(
+        # One rep each: the harness and its JSON are the same code at any rep count.
+        [*command, "--quick", "--reps", "1", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+
+
+# One test per program so that parallel test workers share them out.
+@pytest.mark.slow
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_each_program_runs_quick_and_reports(name: str, tmp_path: Path) -> None:
+    done = _run_quick(name, tmp_path)
+    assert done.returncode == 0, f"{name}:\n{done.stdout}\n{done.stderr}"
+    assert "| system |" in done.stdout, f"{name} printed no table:\n{done.stdout}"
+    document = json.loads((tmp_path / f"{name}-quick.json").read_text())
+    assert document["quick"] is True
+    assert document["runs"], f"{name} measured nothing"
+    assert document["reps"] == 1
+    assert all(len(runs) == 1 for runs in document["runs"].values())
+
+
+@pytest.mark.slow
+def test_the_chart_draws_a_png_from_quick_results(tmp_path: Path) -> None:
+    assert _run_quick("steady", tmp_path).returncode == 0
+    uv = shutil.which("uv")
+    assert uv is not None
     paths = ["--results", str(tmp_path), "--out", str(tmp_path / "chart.png")]
     chart = subprocess.run(
         [uv, "run", "--group", "bench", "python", "-m", "bench.compare.chart", *paths],
