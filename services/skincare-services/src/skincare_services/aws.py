@@ -16,10 +16,17 @@ below the 30 s visibility timeout, so a heartbeat or ack that is retried lands w
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Literal, TypedDict, Unpack, overload
 
 import boto3
 from botocore.config import Config
+
+if TYPE_CHECKING:
+    from botocore.awsrequest import AWSResponse
+    from botocore.model import OperationModel
+    from types_boto3_s3.client import S3Client
+    from types_boto3_ses.client import SESClient
+    from types_boto3_sqs.client import SQSClient
 
 logger = logging.getLogger(__name__)
 
@@ -39,7 +46,24 @@ def aws_config() -> Config:
     )
 
 
-def aws_client(service: str, **options: Any) -> Any:
+class ClientOptions(TypedDict, total=False):
+    """What local runs and tests pass to `boto3.client`; production reads the environment."""
+
+    endpoint_url: str
+    region_name: str
+    aws_access_key_id: str
+    aws_secret_access_key: str
+
+
+@overload
+def aws_client(service: Literal["sqs"], **options: Unpack[ClientOptions]) -> SQSClient: ...
+@overload
+def aws_client(service: Literal["ses"], **options: Unpack[ClientOptions]) -> SESClient: ...
+@overload
+def aws_client(service: Literal["s3"], **options: Unpack[ClientOptions]) -> S3Client: ...
+def aws_client(
+    service: Literal["sqs", "ses", "s3"], **options: Unpack[ClientOptions]
+) -> SQSClient | SESClient | S3Client:
     """A boto3 client for `service` on `aws_config()`, logging each failed attempt.
 
     `options` go to `boto3.client` (an endpoint or credentials for local runs); the region,
@@ -51,7 +75,12 @@ def aws_client(service: str, **options: Any) -> Any:
 
 
 def _log_failed_attempt(
-    *, attempts: int, operation: Any, caught_exception: Any = None, response: Any = None, **_: Any
+    *,
+    attempts: int,
+    operation: OperationModel,
+    caught_exception: Exception | None = None,
+    response: tuple[AWSResponse, object] | None = None,
+    **_: object,
 ) -> None:
     # Runs beside botocore's retry handler and returns None, so it never changes a retry.
     status = response[0].status_code if response is not None else None
