@@ -12,13 +12,16 @@ from __future__ import annotations
 
 from email.message import EmailMessage
 from email.policy import SMTP
-from typing import Any
+from typing import TYPE_CHECKING
 
 import anyio
 from botocore.exceptions import BotoCoreError, ClientError
 
 from skincare_email.composer import RenderingEmailService
 from skincare_email.errors import EmailRejected, EmailTemporarilyUnavailable
+
+if TYPE_CHECKING:
+    from types_boto3_ses.client import SESClient
 
 # SES says no to the message itself: retrying the same message cannot succeed.
 PERMANENT_CODES = frozenset(
@@ -35,7 +38,7 @@ PERMANENT_CODES = frozenset(
 class SesEmailService(RenderingEmailService):
     """Sends with an SES client (`boto3.client("ses")`) the caller builds and configures."""
 
-    def __init__(self, client: Any, sender: str, *, shop_name: str = "Skincare") -> None:
+    def __init__(self, client: SESClient, sender: str, *, shop_name: str = "Skincare") -> None:
         super().__init__(sender=sender, shop_name=shop_name)
         self._client = client
 

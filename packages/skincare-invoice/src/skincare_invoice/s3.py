@@ -7,10 +7,13 @@ Import this module only when the extra is installed.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import anyio
 from botocore.exceptions import ClientError
+
+if TYPE_CHECKING:
+    from types_boto3_s3.client import S3Client
 
 _MISSING = frozenset({"404", "NoSuchKey", "NotFound"})
 # 412: the key exists; 409: a concurrent conditional write to the same key is in flight.
@@ -20,7 +23,7 @@ _ALREADY_THERE = frozenset({"PreconditionFailed", "412", "ConditionalRequestConf
 class S3InvoiceStore:
     """Key `invoices/SKN-1.pdf` -> object `<prefix>invoices/SKN-1.pdf` in `bucket`."""
 
-    def __init__(self, client: Any, bucket: str, prefix: str = "") -> None:
+    def __init__(self, client: S3Client, bucket: str, prefix: str = "") -> None:
         self._client = client
         self.bucket = bucket
         self.prefix = prefix
@@ -65,8 +68,7 @@ class S3InvoiceStore:
 
     def _get(self, object_key: str) -> bytes:
         response = self._client.get_object(Bucket=self.bucket, Key=object_key)
-        body: bytes = response["Body"].read()
-        return body
+        return response["Body"].read()
 
 
 def _code(exc: ClientError) -> str:
