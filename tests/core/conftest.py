@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from core_kit import Shop, make_shop
+
+from tests.core.core_kit import Shop, make_shop
 
 
 @pytest.fixture

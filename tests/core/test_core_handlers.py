@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import attrs
 import pytest
-from core_kit import Shop
 
 from skincare_core.jobs.errors import InvalidJob, PermanentJobError, UnknownJobType
 from skincare_core.jobs.job import Job, new_job
@@ -27,6 +26,7 @@ from skincare_core.shop.models import (
     PaymentStatus,
 )
 from skincare_core.shop.webhooks import PaymentWebhookService
+from tests.core.core_kit import Shop
 
 pytestmark = pytest.mark.anyio
 CONFIRMATION = NotificationType.ORDER_CONFIRMATION

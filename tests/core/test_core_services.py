@@ -5,7 +5,6 @@ from __future__ import annotations
 import anyio
 import attrs
 import pytest
-from core_kit import Shop
 
 from skincare_core.shop.catalogue import ShopService
 from skincare_core.shop.checkout import CheckoutService
@@ -25,6 +24,7 @@ from skincare_core.shop.job_types import (
 from skincare_core.shop.models import Order, OrderStatus, PaymentEvent, PaymentStatus, User
 from skincare_core.shop.webhooks import InvalidPaymentEvent, PaymentWebhookService
 from skincare_core.testing.shop import InMemoryDatabase, InMemoryUnitOfWork, memory_repos
+from tests.core.core_kit import Shop
 
 pytestmark = pytest.mark.anyio
 JOBS_PER_ORDER = 2

@@ -7,7 +7,6 @@ from datetime import timedelta
 
 import anyio
 import pytest
-from worker_kit import RecordingQueue, eventually, fast_queue, running, worker_on
 
 from skincare_core.jobs import worker as worker_module
 from skincare_core.jobs.errors import InvalidJob, RetryLater
@@ -15,6 +14,7 @@ from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.router import Router
 from skincare_core.jobs.worker import Worker
 from skincare_core.testing.jobs import InMemoryQueue
+from tests.core.worker_kit import RecordingQueue, eventually, fast_queue, running, worker_on
 
 pytestmark = pytest.mark.anyio
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from core_kit import make_shop
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skincare_core.jobs.errors import RetryLater
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.shop.job_types import SEND_CONFIRMATION_EMAIL
+from tests.core.core_kit import make_shop
 
 pytestmark = pytest.mark.anyio
 ORDERS = 3

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from core_kit import Shop
 
 from skincare_core.jobs.router import Router
 from skincare_core.jobs.worker import Worker
@@ -13,6 +12,7 @@ from skincare_core.shop.job_types import PROCESS_PAYMENT
 from skincare_core.shop.models import OrderStatus, PaymentEvent
 from skincare_core.shop.webhooks import InvalidPaymentEvent, PaymentWebhookService
 from skincare_core.testing.jobs import InMemoryQueue
+from tests.core.core_kit import Shop
 
 pytestmark = pytest.mark.anyio
 

@@ -8,12 +8,12 @@ from collections.abc import Iterator
 
 import anyio
 import pytest
-from worker_kit import eventually, fast_queue, running, worker_on
 
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.router import Router
 from skincare_core.log_context import bind_fields, bound_fields, unbind_fields
 from skincare_core.shop.handlers.payloads import event_id_of, order_id_of
+from tests.core.worker_kit import eventually, fast_queue, running, worker_on
 
 pytestmark = pytest.mark.anyio
 

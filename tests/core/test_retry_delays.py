@@ -11,12 +11,12 @@ import anyio
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from worker_kit import eventually, running, worker_on
 
 from skincare_core.jobs.backoff import backoff_delay
 from skincare_core.jobs.job import Job, Message, new_job
 from skincare_core.jobs.router import Router
 from skincare_core.testing.jobs import InMemoryQueue
+from tests.core.worker_kit import eventually, running, worker_on
 
 pytestmark = pytest.mark.anyio
 SCALE = 2000

@@ -9,7 +9,11 @@ from pathlib import Path
 
 import boto3
 import pytest
-from e2e_client import (
+
+from skincare_services.local import wait_for
+from skincare_services.seed import SeededShop
+from skincare_sqs import ensure_queues
+from tests.e2e.e2e_client import (
     ShopClient,
     api_process,
     base_env,
@@ -18,10 +22,6 @@ from e2e_client import (
     stop_process,
     worker_process,
 )
-
-from skincare_services.local import wait_for
-from skincare_services.seed import SeededShop
-from skincare_sqs import ensure_queues
 
 pytestmark = pytest.mark.slow
 ORDERS_PER_USER = 10

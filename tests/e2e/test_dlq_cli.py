@@ -14,11 +14,11 @@ from typing import Any
 import anyio
 import boto3
 import pytest
-from e2e_client import base_env
 
 from skincare_core.jobs import Backend, Job, new_job
 from skincare_postgres import create_engine, postgres_backend
 from skincare_sqs import ensure_queues, sqs_backend
+from tests.e2e.e2e_client import base_env
 
 pytestmark = pytest.mark.slow
 Opener = Callable[[], AbstractAsyncContextManager[Backend]]

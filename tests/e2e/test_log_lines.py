@@ -8,12 +8,12 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from e2e_client import api_process, base_env, log_records, pdf_count, worker_process
 
 from skincare_http import issue_token
 from skincare_services.local import stop_process, wait_for
 from skincare_services.local_env import DEV_JWT_SECRET, signed_payment
 from skincare_services.seed import SeededShop
+from tests.e2e.e2e_client import api_process, base_env, log_records, pdf_count, worker_process
 
 pytestmark = pytest.mark.slow
 JOB_LINES = ("job.", "invoice.", "payment.", "email.")

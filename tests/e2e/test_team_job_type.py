@@ -13,14 +13,14 @@ from pathlib import Path
 import anyio
 import psycopg
 import pytest
-from e2e_client import base_env
-from warehouse_worker import SYNC_WAREHOUSE_STOCK
 
 from skincare_core.jobs import Job, new_job
 from skincare_postgres import PostgresDatabase, create_engine, postgres_backend
 from skincare_postgres.engine import libpq_conninfo
 from skincare_services.local import start_process, stop_process, wait_for
 from skincare_services.seed import SeededShop
+from tests.e2e.e2e_client import base_env
+from tests.e2e.warehouse_worker import SYNC_WAREHOUSE_STOCK
 
 pytestmark = pytest.mark.slow
 README = Path(__file__).parents[2] / "README.md"

@@ -7,11 +7,11 @@ import time
 from pathlib import Path
 
 import pytest
-from e2e_client import api_process, base_env, stop_process, worker_process
-from slow_smtp import start_smtp
 
 from skincare_services.local import wait_for
 from skincare_services.seed import SeededShop
+from tests.e2e.e2e_client import api_process, base_env, stop_process, worker_process
+from tests.e2e.slow_smtp import start_smtp
 
 pytestmark = pytest.mark.slow
 

@@ -16,10 +16,10 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
-from email_support import StartServer, authenticate, free_port
 
 from skincare_core.shop.models import OrderItem
 from skincare_core.shop.ports import OrderEmail
+from tests.email.email_support import StartServer, authenticate, free_port
 
 
 @pytest.fixture

@@ -9,10 +9,10 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from email_support import SENDER
 
 from skincare_core.shop.ports import OrderEmail
 from skincare_email import MaildirEmailService
+from tests.email.email_support import SENDER
 
 pytestmark = pytest.mark.anyio
 

@@ -9,13 +9,13 @@ from email.message import EmailMessage
 
 import attrs
 import pytest
-from email_support import SENDER
 
 import skincare_email
 from skincare_core.shop.models import NotificationType, OrderItem
 from skincare_core.shop.money import format_rupiah
 from skincare_core.shop.ports import OrderEmail
 from skincare_email import message_id_for, render_email
+from tests.email.email_support import SENDER
 
 SENT_AT = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
 SUBJECTS = {

@@ -15,12 +15,12 @@ import attrs
 import boto3
 import pytest
 from botocore.config import Config
-from email_support import free_port
 
 from skincare_core.jobs.errors import PermanentJobError
 from skincare_core.shop.ports import OrderEmail
 from skincare_email import EmailRejected, EmailTemporarilyUnavailable
 from skincare_email.ses import SesEmailService
+from tests.email.email_support import free_port
 
 pytestmark = pytest.mark.anyio
 CUSTOMER = "budi@example.test"

@@ -12,11 +12,19 @@ from typing import Any
 
 import pytest
 from aiosmtpd.smtp import AuthResult
-from email_support import PASSWORD, SENDER, USERNAME, Inbox, Refuse, StartServer, free_port
 
 from skincare_core.jobs.errors import PermanentJobError
 from skincare_core.shop.ports import OrderEmail
 from skincare_email import EmailRejected, EmailTemporarilyUnavailable, SmtpEmailService
+from tests.email.email_support import (
+    PASSWORD,
+    SENDER,
+    USERNAME,
+    Inbox,
+    Refuse,
+    StartServer,
+    free_port,
+)
 
 pytestmark = pytest.mark.anyio
 CUSTOMER = "siti@example.test"

@@ -11,7 +11,16 @@ from collections.abc import AsyncIterator
 
 import psycopg
 import pytest
-from http_support import (
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+from sqlalchemy.engine import make_url
+
+from skincare_core.shop.ports import UnitOfWorkFactory
+from skincare_core.testing.shop import ManualClock
+from skincare_http import ApiServices, ApiSettings, create_app
+from skincare_postgres import create_engine, upgrade
+from skincare_postgres.engine import libpq_conninfo
+from tests.http.http_support import (
     SETTINGS,
     Backend,
     FakeReadiness,
@@ -20,16 +29,7 @@ from http_support import (
     seed_shop,
     services_for,
 )
-from litestar import Litestar
-from litestar.testing import AsyncTestClient
-from pg_backend import PostgresBackend
-from sqlalchemy.engine import make_url
-
-from skincare_core.shop.ports import UnitOfWorkFactory
-from skincare_core.testing.shop import ManualClock
-from skincare_http import ApiServices, ApiSettings, create_app
-from skincare_postgres import create_engine, upgrade
-from skincare_postgres.engine import libpq_conninfo
+from tests.http.pg_backend import PostgresBackend
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from collections.abc import Iterator
 
 import attrs
 import pytest
-from http_support import Seed, bearer
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
@@ -17,6 +16,7 @@ from skincare_core.shop.catalogue import ShopService
 from skincare_core.shop.models import Product
 from skincare_core.shop.ports import UnitOfWorkFactory
 from skincare_http import ApiServices, ApiSettings, create_app
+from tests.http.http_support import Seed, bearer
 
 pytestmark = pytest.mark.anyio
 Client = AsyncTestClient[Litestar]

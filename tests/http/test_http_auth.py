@@ -6,9 +6,10 @@ from datetime import UTC, datetime, timedelta
 
 import jwt
 import pytest
-from http_support import JWT_ISSUER, JWT_SECRET, Seed, bearer
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
+
+from tests.http.http_support import JWT_ISSUER, JWT_SECRET, Seed, bearer
 
 pytestmark = pytest.mark.anyio
 Client = AsyncTestClient[Litestar]

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from http_support import Seed, bearer
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
+
+from tests.http.http_support import Seed, bearer
 
 pytestmark = pytest.mark.anyio
 Client = AsyncTestClient[Litestar]

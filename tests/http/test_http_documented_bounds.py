@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from http_support import Seed, bearer, signed
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from skincare_core.testing.shop import ManualClock
+from tests.http.http_support import Seed, bearer, signed
 
 pytestmark = pytest.mark.anyio
 Client = AsyncTestClient[Litestar]

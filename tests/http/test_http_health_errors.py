@@ -6,7 +6,6 @@ import logging
 
 import attrs
 import pytest
-from http_support import FakeReadiness, Seed, bearer
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
@@ -14,6 +13,7 @@ from skincare_core.shop.catalogue import ShopService
 from skincare_core.shop.models import Product
 from skincare_core.shop.ports import UnitOfWorkFactory
 from skincare_http import ApiServices, ApiSettings, create_app
+from tests.http.http_support import FakeReadiness, Seed, bearer
 
 pytestmark = pytest.mark.anyio
 Client = AsyncTestClient[Litestar]

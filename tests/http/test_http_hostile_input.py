@@ -8,12 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from http_support import WEBHOOK_SECRET, Backend, Seed, bearer
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from skincare_core.testing.shop import ManualClock
 from skincare_http import sign_webhook
+from tests.http.http_support import WEBHOOK_SECRET, Backend, Seed, bearer
 
 pytestmark = pytest.mark.anyio
 Client = AsyncTestClient[Litestar]

@@ -6,13 +6,13 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 
 import pytest
-from http_support import Backend, Seed, bearer
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from skincare_core.shop.job_types import EXPIRE_UNPAID_ORDER, SEND_CONFIRMATION_EMAIL
 from skincare_core.shop.ports import UnitOfWorkFactory
 from skincare_core.testing.shop import ManualClock
+from tests.http.http_support import Backend, Seed, bearer
 
 pytestmark = pytest.mark.anyio
 JOBS_PER_ORDER = 2

@@ -9,7 +9,6 @@ from __future__ import annotations
 import anyio
 import pytest
 import schemathesis
-from http_support import SETTINGS, FakeReadiness, MemoryBackend, bearer, seed_shop, services_for
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
@@ -21,6 +20,14 @@ from schemathesis.specs.openapi.checks import (
 
 from skincare_core.testing.shop import ManualClock
 from skincare_http import create_app
+from tests.http.http_support import (
+    SETTINGS,
+    FakeReadiness,
+    MemoryBackend,
+    bearer,
+    seed_shop,
+    services_for,
+)
 
 CHECKS = [
     not_a_server_error,

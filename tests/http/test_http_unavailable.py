@@ -16,11 +16,8 @@ import anyio
 import httpx
 import psycopg
 import pytest
-from http_support import SETTINGS, Backend, Seed, bearer, seed_shop, services_for, signed
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
-from pg_backend import PostgresBackend
-from pg_restart import RestartablePostgres, restartable_postgres
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.shop.ports import Clock
@@ -28,6 +25,9 @@ from skincare_core.testing.shop import ManualClock
 from skincare_http import create_app
 from skincare_postgres import PostgresDatabase, PostgresUnitOfWork, create_engine, upgrade
 from skincare_postgres.engine import libpq_conninfo
+from tests.http.http_support import SETTINGS, Backend, Seed, bearer, seed_shop, services_for, signed
+from tests.http.pg_backend import PostgresBackend
+from tests.http.pg_restart import RestartablePostgres, restartable_postgres
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 Client = AsyncTestClient[Litestar]

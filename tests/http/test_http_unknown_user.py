@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from http_support import Backend, Seed, bearer
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from skincare_core.shop.ports import UnitOfWorkFactory
+from tests.http.http_support import Backend, Seed, bearer
 
 pytestmark = pytest.mark.anyio
 Client = AsyncTestClient[Litestar]

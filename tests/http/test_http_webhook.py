@@ -6,7 +6,6 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from http_support import WEBHOOK_SECRET, Backend, Seed, bearer, signed
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
@@ -15,6 +14,7 @@ from skincare_core.shop.models import Order
 from skincare_core.shop.ports import UnitOfWorkFactory
 from skincare_core.testing.shop import ManualClock
 from skincare_http import sign_webhook
+from tests.http.http_support import WEBHOOK_SECRET, Backend, Seed, bearer, signed
 
 pytestmark = pytest.mark.anyio
 Client = AsyncTestClient[Litestar]

@@ -9,11 +9,11 @@ import anyio
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from invoice_support import pdf_text
 
 from skincare_core.shop.handlers import invoice_key
 from skincare_core.shop.ports import InvoiceData
 from skincare_invoice import DirectoryInvoiceStore, InvalidInvoiceKey, PdfInvoiceRenderer
+from tests.invoice.invoice_support import pdf_text
 
 pytestmark = pytest.mark.anyio
 KEY = invoice_key("SKN-20261201-ABCD1234")

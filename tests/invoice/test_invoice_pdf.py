@@ -10,7 +10,6 @@ import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from invoice_support import pdf_text
 from pypdf import PdfReader
 
 import skincare_invoice
@@ -18,6 +17,7 @@ from skincare_core.shop.models import OrderItem
 from skincare_core.shop.money import format_rupiah
 from skincare_core.shop.ports import InvoiceData
 from skincare_invoice import PdfInvoiceRenderer, latin1
+from tests.invoice.invoice_support import pdf_text
 
 A4_POINTS = (595.28, 841.89)
 ISSUED = datetime(2026, 12, 1, tzinfo=UTC)

@@ -9,12 +9,12 @@ import anyio
 import boto3
 import pytest
 from botocore.exceptions import ClientError
-from invoice_support import pdf_text
 
 from skincare_core.shop.handlers import invoice_key
 from skincare_core.shop.ports import InvoiceData
 from skincare_invoice import PdfInvoiceRenderer
 from skincare_invoice.s3 import S3InvoiceStore
+from tests.invoice.invoice_support import pdf_text
 
 pytestmark = pytest.mark.anyio
 KEY = invoice_key("SKN-20261201-ABCD1234")

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-from invoice_support import pdf_text
 
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Job, new_job
@@ -30,6 +29,7 @@ from skincare_core.testing.jobs import InMemoryQueue
 from skincare_core.testing.shop import InMemoryDatabase, ManualClock
 from skincare_email import MaildirEmailService
 from skincare_invoice import DirectoryInvoiceStore, PdfInvoiceRenderer
+from tests.invoice.invoice_support import pdf_text
 
 pytestmark = pytest.mark.anyio
 SUBJECTS = {

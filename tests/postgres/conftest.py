@@ -8,7 +8,6 @@ from datetime import timedelta
 
 import psycopg
 import pytest
-from pg_shop import Shop
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -16,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from skincare_postgres import PostgresDatabase, PostgresQueue, create_engine, upgrade
 from skincare_postgres.engine import libpq_conninfo
 from skincare_postgres.schema import metadata
+from tests.postgres.pg_shop import Shop
 
 _TABLES = ", ".join(table.name for table in metadata.sorted_tables)
 

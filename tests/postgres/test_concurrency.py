@@ -7,7 +7,6 @@ from datetime import timedelta
 
 import anyio
 import pytest
-from pg_shop import Shop
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.envelope import Envelope
@@ -21,6 +20,7 @@ from skincare_core.shop.models import Order, PaymentEvent
 from skincare_core.shop.webhooks import PaymentWebhookService
 from skincare_core.testing.shop import ManualClock
 from skincare_postgres import PostgresDatabase, PostgresQueue
+from tests.postgres.pg_shop import Shop
 
 pytestmark = pytest.mark.anyio
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import anyio
 import pytest
-from pg_shop import Shop
 
 from skincare_core.jobs.worker import Worker
 from skincare_core.shop.checkout import CheckoutService
@@ -19,6 +18,7 @@ from skincare_core.testing.shop import (
     TextInvoiceRenderer,
 )
 from skincare_postgres import PostgresDatabase, PostgresQueue
+from tests.postgres.pg_shop import Shop
 
 pytestmark = pytest.mark.anyio
 

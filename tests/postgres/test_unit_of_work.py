@@ -6,7 +6,6 @@ from datetime import UTC, datetime
 
 import psycopg
 import pytest
-from pg_shop import Shop
 from sqlalchemy import text
 
 from skincare_core.jobs.errors import JobTooLarge
@@ -17,6 +16,7 @@ from skincare_core.shop.job_types import SEND_CONFIRMATION_EMAIL
 from skincare_core.shop.models import InvoiceRecord, NotificationType, OrderStatus, PaymentEvent
 from skincare_core.testing.shop import ManualClock
 from skincare_postgres import PostgresDatabase
+from tests.postgres.pg_shop import Shop
 
 pytestmark = pytest.mark.anyio
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)

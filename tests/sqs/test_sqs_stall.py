@@ -20,12 +20,12 @@ from urllib.parse import urlsplit
 
 import anyio
 import pytest
-from tcp_proxy import TcpProxy
 
 from skincare_core.jobs.job import Job, new_job
 from skincare_services.aws import READ_TIMEOUT_SECONDS, SQS_LONG_POLL_SECONDS
 from skincare_services.compose import worker_process
 from skincare_services.settings import load_settings
+from tests.sqs.tcp_proxy import TcpProxy
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 STALL_SECONDS = 8.0
