@@ -12,7 +12,7 @@ import logging
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING
 
 import anyio
 import boto3
@@ -22,11 +22,14 @@ from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import new_job
 from skincare_sqs import SqsQueue, ensure_queues
 
+if TYPE_CHECKING:
+    from types_boto3_sqs.client import SQSClient
+
 Row = tuple[str, str, str, str]
 
 
 @contextmanager
-def moto_client() -> Iterator[Any]:
+def moto_client() -> Iterator[SQSClient]:
     """A boto3 SQS client on a fresh moto server, stopped on exit."""
     from moto.server import ThreadedMotoServer
 
@@ -49,15 +52,15 @@ def moto_client() -> Iterator[Any]:
 class RequestCounter:
     """Counts SQS requests through botocore's before-send hook."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: SQSClient) -> None:
         self.count = 0
         client.meta.events.register("before-send.sqs", self._seen)
 
-    def _seen(self, **_: Any) -> None:
+    def _seen(self, **_: object) -> None:
         self.count += 1
 
 
-async def drain(client: Any, count: int, batch: int) -> Row:
+async def drain(client: SQSClient, count: int, batch: int) -> Row:
     """Enqueue `count` no-op jobs; drain them through one Worker (16 slots) at receive `batch`."""
     urls = ensure_queues(client, f"bench-{uuid.uuid4().hex[:8]}", visibility_timeout=30)
     queue = SqsQueue(client, queue_url=urls.queue_url, dlq_url=urls.dlq_url, wait_time_seconds=1)
@@ -73,7 +76,7 @@ async def drain(client: Any, count: int, batch: int) -> Row:
     return (f"batch {batch}", f"{count:,}", f"{count / elapsed:,.0f}", f"{requests / count:.2f}")
 
 
-async def run(client: Any, quick: bool) -> list[Row]:
+async def run(client: SQSClient, quick: bool) -> list[Row]:
     """Batch 1 and batch 10, side by side."""
     count = 100 if quick else 400
     return [await drain(client, count, batch) for batch in (1, 10)]

@@ -6,10 +6,10 @@ import argparse
 import collections
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING
 
 import anyio
 import boto3
@@ -25,6 +25,10 @@ from skincare_core.jobs.router import Router
 from skincare_core.jobs.worker import Worker
 from skincare_sqs import SqsQueue, ensure_queues
 
+if TYPE_CHECKING:
+    from types_boto3_sqs.client import SQSClient
+    from types_boto3_sqs.literals import QueueAttributeNameType
+
 METRICS = (
     Metric("drain_jobs_per_s", "drain jobs/s"),
     Metric("drain_requests_per_job", "drain requests/job", ".2f"),
@@ -33,7 +37,6 @@ METRICS = (
     Metric("receives_per_job", "ReceiveMessage/job", ".2f"),
     Metric("deletes_per_job", "Delete*/job", ".2f"),
 )
-CREDENTIALS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
 
 
 def build(args: argparse.Namespace) -> harness.Scenario:
@@ -94,7 +97,7 @@ async def _enqueue(queue: SqsQueue, jobs: list[Job], batch: int) -> None:
             await queue.enqueue_many([Envelope(job) for job in jobs[start : start + batch]])
 
 
-async def _drain(queue: SqsQueue, variant: Variant, jobs: int, probe: Any, url: str) -> float:
+async def _drain(queue: SqsQueue, variant: Variant, jobs: int, probe: SQSClient, url: str) -> float:
     countdown = harness.Countdown(jobs)
     router = Router()
 
@@ -120,21 +123,30 @@ async def _drain(queue: SqsQueue, variant: Variant, jobs: int, probe: Any, url: 
     return elapsed
 
 
-def _in_queue(client: Any, url: str) -> int:
-    names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+def _in_queue(client: SQSClient, url: str) -> int:
+    names: list[QueueAttributeNameType] = [
+        "ApproximateNumberOfMessages",
+        "ApproximateNumberOfMessagesNotVisible",
+    ]
     found = client.get_queue_attributes(QueueUrl=url, AttributeNames=names)["Attributes"]
     return sum(int(found[name]) for name in names)
 
 
-def _counting(counts: collections.Counter[str]) -> Any:
-    def count(event_name: str, **_: Any) -> None:
+def _counting(counts: collections.Counter[str]) -> Callable[..., None]:
+    def count(event_name: str, **_: object) -> None:
         counts[event_name.rsplit(".", 1)[-1]] += 1
 
     return count
 
 
-def _client(endpoint: str) -> Any:
-    return boto3.client("sqs", endpoint_url=endpoint, region_name="us-east-1", **CREDENTIALS)
+def _client(endpoint: str) -> SQSClient:
+    return boto3.client(
+        "sqs",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
 
 
 @asynccontextmanager
