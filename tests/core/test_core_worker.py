@@ -15,6 +15,7 @@ from skincare_core.jobs.router import Router
 from skincare_core.jobs.worker import Worker
 from skincare_core.testing.jobs import InMemoryQueue
 from tests.core.worker_kit import RecordingQueue, eventually, fast_queue, running, worker_on
+from tests.log_records import fields
 
 pytestmark = pytest.mark.anyio
 
@@ -205,7 +206,7 @@ async def test_retry_later_nacks_with_its_delay_not_the_backoff(
         await eventually(lambda: queue.depth == 0)
     assert seen[1] - seen[0] >= 0.3
     [retry] = [r for r in caplog.records if r.message == "job.retry"]
-    assert (retry.delay, retry.error) == (0.3, "RetryLater: rate limited")
+    assert fields(retry, "delay", "error") == (0.3, "RetryLater: rate limited")
 
 
 async def test_a_receive_error_is_logged_and_the_loop_goes_on(
@@ -218,7 +219,7 @@ async def test_a_receive_error_is_logged_and_the_loop_goes_on(
     async with running(worker_on(queue, router_of(gauge))):
         await eventually(lambda: queue.depth == 0)
     failures = [r for r in caplog.records if r.message == "queue.receive_failed"]
-    assert [r.error for r in failures] == ["ConnectionError('queue unreachable')"] * 2
+    assert [fields(r, "error") for r in failures] == [("ConnectionError('queue unreachable')",)] * 2
     assert all(r.levelno == logging.ERROR for r in failures)
     assert gauge.done == 1
 
@@ -239,8 +240,7 @@ async def test_a_failed_ack_is_logged_and_the_job_is_delivered_again(
     async with running(worker_on(queue, router_of(gauge))):
         await eventually(lambda: gauge.done >= 2)
     [first, *_] = [r for r in caplog.records if r.message == "queue.settle_failed"]
-    assert first.error == "ConnectionError('ack lost')"
-    assert first.attempts == 1
+    assert fields(first, "error", "attempts") == ("ConnectionError('ack lost')", 1)
 
 
 async def test_log_records_carry_the_job_fields(caplog: pytest.LogCaptureFixture) -> None:
@@ -257,13 +257,13 @@ async def test_log_records_carry_the_job_fields(caplog: pytest.LogCaptureFixture
         await eventually(lambda: queue.depth == 0)
     records = [r for r in caplog.records if r.name == "skincare_core.jobs.worker"]
     retries = [r for r in records if r.message == "job.retry"]
-    assert [(r.job_id, r.type, r.attempts, r.delay, r.error) for r in retries] == [
+    assert [fields(r, "job_id", "type", "attempts", "delay", "error") for r in retries] == [
         (job.id, "work", 1, 0.0, "ConnectionError: try 1"),
         (job.id, "work", 2, 0.0, "ConnectionError: try 2"),
     ]
     assert all(r.levelno == logging.WARNING for r in retries)
     [done] = [r for r in records if r.message == "job.done"]
-    assert (done.job_id, done.type, done.attempts) == (job.id, "work", 3)
+    assert fields(done, "job_id", "type", "attempts") == (job.id, "work", 3)
 
 
 async def test_a_dead_letter_log_record_has_the_error(caplog: pytest.LogCaptureFixture) -> None:
@@ -276,7 +276,7 @@ async def test_a_dead_letter_log_record_has_the_error(caplog: pytest.LogCaptureF
     async with running(worker_on(queue, router_of(broken))):
         await eventually(lambda: queue.depth == 0)
     [dead] = [r for r in caplog.records if r.message == "job.dead_lettered"]
-    assert (dead.job_id, dead.type, dead.attempts, dead.error) == (
+    assert fields(dead, "job_id", "type", "attempts", "error") == (
         job.id,
         "work",
         1,
