@@ -30,10 +30,11 @@ class Shop:
     async def product(self, *, price: int = 150_000, stock: int = 10) -> Product:
         """A new product."""
         sku = f"SKU-{uuid.uuid4().hex[:8]}"
-        values = {"sku": sku, "name": f"Serum {sku}", "price_rupiah": price, "stock": stock}
+        name = f"Serum {sku}"
+        values = {"sku": sku, "name": name, "price_rupiah": price, "stock": stock}
         async with self.engine.begin() as conn:
             row = await conn.execute(insert(products).values(values).returning(products.c.id))
-            return Product(row.scalar_one(), sku, values["name"], price, stock)
+            return Product(row.scalar_one(), sku, name, price, stock)
 
     async def cart(self, user: User, product: Product, quantity: int) -> None:
         """Put `quantity` of `product` in the user's cart."""
