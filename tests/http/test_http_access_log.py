@@ -64,7 +64,7 @@ async def test_a_sane_incoming_request_id_is_kept_and_returned(client: Client) -
     "incoming", [b"", b"a b", b"x" * 129, b"id\xe9", b'{"level":"ERROR"}'], ids=repr
 )
 async def test_an_insane_incoming_request_id_is_replaced(client: Client, incoming: bytes) -> None:
-    response = await client.get("/healthz", headers={"X-Request-ID": incoming})
+    response = await client.get("/healthz", headers={b"X-Request-ID": incoming})
     made = response.headers["x-request-id"]
     assert made.encode() != incoming
     assert len(made) == 32

@@ -46,7 +46,9 @@ async def test_signed_in_operations_require_the_bearer_scheme(document: dict[str
     scheme = document["components"]["securitySchemes"]["BearerToken"]
     assert (scheme["type"], scheme["scheme"]) == ("http", "bearer")
     for key, operation in _operations(document).items():
-        expected = None if key in PUBLIC else [{"BearerToken": []}]
+        expected: list[dict[str, list[str]]] | None = (
+            None if key in PUBLIC else [{"BearerToken": []}]
+        )
         assert operation.get("security") == expected, key
 
 

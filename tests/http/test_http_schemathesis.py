@@ -6,6 +6,8 @@ The app is built at import because `@schema.parametrize()` needs the schema at c
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import anyio
 import pytest
 import schemathesis
@@ -29,6 +31,9 @@ from tests.http.http_support import (
     services_for,
 )
 
+if TYPE_CHECKING:
+    from schemathesis.specs.openapi.schemas import OpenApiCase
+
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
@@ -47,5 +52,5 @@ schema = schemathesis.openapi.from_asgi("/schema/openapi.json", APP)
 @pytest.mark.slow
 @schema.parametrize()
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
-def test_generated_requests_conform(case: schemathesis.Case) -> None:
+def test_generated_requests_conform(case: OpenApiCase) -> None:
     case.call_and_validate(headers=bearer(SEED.alice.id), checks=CHECKS)
