@@ -10,7 +10,7 @@ from pathlib import Path
 import boto3
 import pytest
 
-from skincare_services.local import wait_for
+from skincare_services.local import stop_process, wait_for
 from skincare_services.seed import SeededShop
 from skincare_sqs import ensure_queues
 from tests.e2e.e2e_client import (
@@ -19,15 +19,16 @@ from tests.e2e.e2e_client import (
     base_env,
     maildir_count,
     pdf_count,
-    stop_process,
     worker_process,
 )
 
 pytestmark = pytest.mark.slow
+# A user id and the order the API answered for them.
+Order = tuple[int, dict[str, object]]
 ORDERS_PER_USER = 10
 
 
-def _orders_of_user(client: ShopClient, shop: SeededShop, index: int) -> list[tuple[int, dict]]:
+def _orders_of_user(client: ShopClient, shop: SeededShop, index: int) -> list[Order]:
     user_id = shop.user_ids[index]
     orders = []
     for n in range(ORDERS_PER_USER):
@@ -38,7 +39,7 @@ def _orders_of_user(client: ShopClient, shop: SeededShop, index: int) -> list[tu
     return orders
 
 
-def _run(client: ShopClient, shop: SeededShop) -> list[tuple[int, dict]]:
+def _run(client: ShopClient, shop: SeededShop) -> list[Order]:
     with ThreadPoolExecutor(max_workers=len(shop.user_ids)) as pool:
         batches = pool.map(lambda i: _orders_of_user(client, shop, i), range(len(shop.user_ids)))
     return [order for batch in batches for order in batch]
@@ -52,7 +53,7 @@ def _mail_per_order(home: Path) -> Counter[tuple[str, str]]:
     return seen
 
 
-def _assert_everything_done(client: ShopClient, home: Path, orders: list) -> None:
+def _assert_everything_done(client: ShopClient, home: Path, orders: list[Order]) -> None:
     total = len(orders)
     done = wait_for(lambda: pdf_count(home) == total and maildir_count(home) == 2 * total, 180)
     assert done, (pdf_count(home), maildir_count(home))

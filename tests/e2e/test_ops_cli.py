@@ -67,7 +67,9 @@ def _assert_ops_commands(env: dict[str, str], dead: Job, age_known: bool) -> Non
         "attempts": 1,
         "error": "PermanentJobError: no such product",
     }
-    [listed] = _json(env, "dlq", "list", "--json")  # type: ignore[misc]
+    listing = _json(env, "dlq", "list", "--json")
+    assert isinstance(listing, list)
+    [listed] = listing
     assert (listed["id"], listed["attempts"]) == (dead.id, 1)
     assert _json(env, "dlq", "list", "--group-by", "error", "--json") == [
         {"error": "PermanentJobError: no such product", "count": 1}

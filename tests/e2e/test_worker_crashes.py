@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from skincare_services.local import wait_for
+from skincare_services.local import stop_process, wait_for
 from skincare_services.seed import SeededShop
-from tests.e2e.e2e_client import api_process, base_env, stop_process, worker_process
+from tests.e2e.e2e_client import api_process, base_env, worker_process
 from tests.e2e.slow_smtp import start_smtp
 
 pytestmark = pytest.mark.slow
