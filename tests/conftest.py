@@ -1,4 +1,5 @@
-"""Shared test configuration: anyio on asyncio, and the real servers integration tests use.
+"""Shared test configuration: anyio on asyncio, the real servers integration tests use, and the
+per-package coverage floors (`tests.coverage_floors`).
 
 The servers start lazily, once per session, only when a test asks for them.
 """
@@ -10,6 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+pytest_plugins = ["tests.coverage_floors"]
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,7 @@ so does bench.queue_isolation."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -14,6 +15,12 @@ ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = ("drain", "steady", "latency", "io_bound", "soak", "sqs")
 
 
+def _unmeasured() -> dict[str, str]:
+    """The environment without coverage's variables: the programs time things, and coverage's
+    tracer would slow what they time (the tests of the packages cover what they run)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
+
+
 def _run_quick(name: str, out: Path) -> subprocess.CompletedProcess[str]:
     uv = shutil.which("uv")
     assert uv is not None, "uv must be on PATH (it installs the bench group from the lock)"
@@ -22,6 +29,7 @@ def _run_quick(name: str, out: Path) -> subprocess.CompletedProcess[str]:
         # One rep each: the harness and its JSON are the same code at any rep count.
         [*command, "--quick", "--reps", "1", "--out", str(out)],
         cwd=ROOT,
+        env=_unmeasured(),
         capture_output=True,
         text=True,
         timeout=180,
@@ -52,6 +60,7 @@ def test_the_chart_draws_a_png_from_quick_results(tmp_path: Path) -> None:
     chart = subprocess.run(
         [uv, "run", "--group", "bench", "python", "-m", "bench.compare.chart", *paths],
         cwd=ROOT,
+        env=_unmeasured(),
         capture_output=True,
         text=True,
         timeout=120,
@@ -68,6 +77,7 @@ def test_the_queue_isolation_program_runs_quick_and_prints_both_layouts() -> Non
     done = subprocess.run(
         [uv, "run", "python", "-m", "bench.queue_isolation", "--quick"],
         cwd=ROOT,
+        env=_unmeasured(),
         capture_output=True,
         text=True,
         timeout=180,
