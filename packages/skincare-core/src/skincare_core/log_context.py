@@ -14,14 +14,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from contextvars import ContextVar, Token
 from types import MappingProxyType
-from typing import Any
 
-Fields = Mapping[str, Any]
+Fields = Mapping[str, object]
 _NOTHING: Fields = MappingProxyType({})
 _FIELDS: ContextVar[Fields] = ContextVar("skincare_log_fields", default=_NOTHING)
 
 
-def bind_fields(**fields: Any) -> Token[Fields]:
+def bind_fields(**fields: object) -> Token[Fields]:
     """Add `fields` to every log line of this context; `unbind_fields(token)` takes them off."""
     current = _FIELDS.get()
     return _FIELDS.set({**current, **fields} if current else fields)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
 
 from cattrs import transform_error
 from cattrs.preconf.json import make_converter
@@ -46,13 +45,13 @@ def _text(value: str) -> str:
     return value
 
 
-def _string(value: Any) -> str:
+def _string(value: object) -> str:
     if not isinstance(value, str):
         raise InvalidJob(f"expected a string, got {type(value).__name__}")
     return _text(value)
 
 
-def _string_map(value: Any) -> dict[str, str]:
+def _string_map(value: object) -> dict[str, str]:
     if not isinstance(value, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in value.items()
     ):

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from typing import Any
 
 import anyio
 
@@ -18,7 +17,7 @@ from skincare_core.jobs.slots import Slot
 logger = logging.getLogger("skincare_core.jobs.worker")
 
 
-def _fields(message: Message, **extra: Any) -> dict[str, Any]:
+def _fields(message: Message, **extra: object) -> dict[str, object]:
     base = {"job_id": message.job.id, "type": message.job.type, "attempts": message.attempts}
     return {**base, **extra}
 
@@ -87,7 +86,9 @@ class Settler:
         await self.safely(self._queue.dead_letter, message, reason)
 
     @staticmethod
-    async def safely(operation: Callable[..., Any], message: Message, *args: Any) -> None:
+    async def safely(
+        operation: Callable[..., Awaitable[None]], message: Message, *args: object
+    ) -> None:
         """Run a queue operation; a failure only delays the job (its lease expires)."""
         try:
             await operation(message, *args)

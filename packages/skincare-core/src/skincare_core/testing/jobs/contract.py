@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from datetime import timedelta
-from typing import Any
 
 import anyio
 import pytest
@@ -71,14 +70,18 @@ class DeliveryContract(QueueStatsContract):
         raise NotImplementedError
         yield  # pragma: no cover
 
-    async def test_delivers_the_enqueued_job_once_with_attempts_1(self, subject: Any) -> None:
+    async def test_delivers_the_enqueued_job_once_with_attempts_1(
+        self, subject: QueueSubject
+    ) -> None:
         job = new_job("contract", order_id="7")
         await subject.queue.enqueue(job)
         message = await receive_one(subject)
         assert (message.job, message.attempts) == (job, 1)
         await assert_nothing(subject)
 
-    async def test_receive_returns_at_most_max_messages_distinct_jobs(self, subject: Any) -> None:
+    async def test_receive_returns_at_most_max_messages_distinct_jobs(
+        self, subject: QueueSubject
+    ) -> None:
         jobs = [new_job("contract", n=str(n)) for n in range(5)]
         for job in jobs:
             await subject.queue.enqueue(job)
@@ -90,21 +93,23 @@ class DeliveryContract(QueueStatsContract):
                 got += batch
         assert sorted(m.job.id for m in got) == sorted(j.id for j in jobs)
 
-    async def test_acked_job_never_comes_back(self, subject: Any) -> None:
+    async def test_acked_job_never_comes_back(self, subject: QueueSubject) -> None:
         await subject.queue.enqueue(new_job("contract"))
         await subject.queue.ack(await receive_one(subject))
         await sleep_past(subject.visibility, subject)
         await assert_nothing(subject)
         assert await subject.dead_letters.count() == 0
 
-    async def test_nack_with_zero_delay_redelivers_with_attempts_2(self, subject: Any) -> None:
+    async def test_nack_with_zero_delay_redelivers_with_attempts_2(
+        self, subject: QueueSubject
+    ) -> None:
         job = new_job("contract")
         await subject.queue.enqueue(job)
         await subject.queue.nack(await receive_one(subject), timedelta(0))
         again = await receive_one(subject)
         assert (again.job, again.attempts) == (job, 2)
 
-    async def test_nack_delay_hides_the_job_until_it_passes(self, subject: Any) -> None:
+    async def test_nack_delay_hides_the_job_until_it_passes(self, subject: QueueSubject) -> None:
         await subject.queue.enqueue(new_job("contract"))
         delay = subject.tick * 2
         await subject.queue.nack(await receive_one(subject), delay)
@@ -112,7 +117,7 @@ class DeliveryContract(QueueStatsContract):
         await sleep_past(delay, subject)
         assert (await receive_one(subject)).attempts == 2
 
-    async def test_expired_lease_redelivers_with_a_new_receipt(self, subject: Any) -> None:
+    async def test_expired_lease_redelivers_with_a_new_receipt(self, subject: QueueSubject) -> None:
         await subject.queue.enqueue(new_job("contract"))
         first = await receive_one(subject)
         await sleep_past(subject.visibility, subject)
@@ -120,7 +125,7 @@ class DeliveryContract(QueueStatsContract):
         assert second.receipt != first.receipt
         assert (second.job, second.attempts) == (first.job, 2)
 
-    async def test_stale_receipt_changes_nothing(self, subject: Any) -> None:
+    async def test_stale_receipt_changes_nothing(self, subject: QueueSubject) -> None:
         await subject.queue.enqueue(new_job("contract"))
         stale = await receive_one(subject)
         await sleep_past(subject.visibility, subject)
@@ -134,7 +139,9 @@ class DeliveryContract(QueueStatsContract):
         await sleep_past(subject.visibility, subject)
         await assert_nothing(subject)
 
-    async def test_extend_keeps_the_lease_past_the_visibility_timeout(self, subject: Any) -> None:
+    async def test_extend_keeps_the_lease_past_the_visibility_timeout(
+        self, subject: QueueSubject
+    ) -> None:
         await subject.queue.enqueue(new_job("contract"))
         message = await receive_one(subject)
         await subject.queue.extend(message, subject.visibility * 4)
@@ -142,7 +149,7 @@ class DeliveryContract(QueueStatsContract):
         await assert_nothing(subject)
         await subject.queue.ack(message)
 
-    async def test_dead_letter_keeps_job_attempts_and_reason(self, subject: Any) -> None:
+    async def test_dead_letter_keeps_job_attempts_and_reason(self, subject: QueueSubject) -> None:
         job = new_job("contract", order_id="9")
         await subject.queue.enqueue(job)
         await subject.queue.nack(await receive_one(subject), timedelta(0))
@@ -152,7 +159,9 @@ class DeliveryContract(QueueStatsContract):
         assert (dead.job, dead.attempts, dead.error) == (job, 2, "PermanentJobError: bad")
         await assert_nothing(subject)
 
-    async def test_get_finds_one_dead_job_by_id_as_list_shows_it(self, subject: Any) -> None:
+    async def test_get_finds_one_dead_job_by_id_as_list_shows_it(
+        self, subject: QueueSubject
+    ) -> None:
         job = new_job("contract", order_id="11")
         await _bury(subject, new_job("contract"))
         await subject.queue.enqueue(job)
@@ -163,7 +172,7 @@ class DeliveryContract(QueueStatsContract):
         assert (dead.job, dead.attempts, dead.error) == (job, 2, "PermanentJobError: gone")
         assert dead in await subject.dead_letters.list()
 
-    async def test_get_leaves_the_dead_job_dead_and_redrivable(self, subject: Any) -> None:
+    async def test_get_leaves_the_dead_job_dead_and_redrivable(self, subject: QueueSubject) -> None:
         job = new_job("contract")
         await _bury(subject, job)
         assert await subject.dead_letters.get(job.id) is not None
@@ -172,7 +181,7 @@ class DeliveryContract(QueueStatsContract):
         assert await subject.dead_letters.get(job.id) is None
         assert (await receive_one(subject)).job == job
 
-    async def test_get_is_none_for_a_job_that_is_not_dead(self, subject: Any) -> None:
+    async def test_get_is_none_for_a_job_that_is_not_dead(self, subject: QueueSubject) -> None:
         live = new_job("contract")
         await subject.queue.enqueue(live)
         assert await subject.dead_letters.get(live.id) is None
@@ -181,7 +190,7 @@ class DeliveryContract(QueueStatsContract):
         assert await subject.dead_letters.get("no-such-job") is None
 
     async def test_redrive_one_sends_the_same_job_back_with_attempts_reset(
-        self, subject: Any
+        self, subject: QueueSubject
     ) -> None:
         job = new_job("contract")
         await _bury(subject, job)
@@ -191,7 +200,7 @@ class DeliveryContract(QueueStatsContract):
         assert (again.job, again.attempts) == (job, 1)
         assert await subject.dead_letters.count() == 0
 
-    async def test_redrive_all_by_type_leaves_other_types_dead(self, subject: Any) -> None:
+    async def test_redrive_all_by_type_leaves_other_types_dead(self, subject: QueueSubject) -> None:
         keep, send = new_job("contract.keep"), new_job("contract.send")
         await _bury(subject, keep)
         await _bury(subject, send)
@@ -200,13 +209,13 @@ class DeliveryContract(QueueStatsContract):
         assert [d.job for d in await subject.dead_letters.list()] == [keep]
         assert await subject.dead_letters.list(job_type="contract.send") == []
 
-    async def test_purge_empties_the_dead_letters(self, subject: Any) -> None:
+    async def test_purge_empties_the_dead_letters(self, subject: QueueSubject) -> None:
         await _bury(subject, new_job("contract"))
         await _bury(subject, new_job("contract"))
         assert await subject.dead_letters.purge() == 2
         assert await subject.dead_letters.count() == 0
 
-    async def test_too_large_job_is_refused_before_sending(self, subject: Any) -> None:
+    async def test_too_large_job_is_refused_before_sending(self, subject: QueueSubject) -> None:
         with pytest.raises(JobTooLarge):
             await subject.queue.enqueue(new_job("contract", blob="x" * (256 * 1024)))
         await assert_nothing(subject)

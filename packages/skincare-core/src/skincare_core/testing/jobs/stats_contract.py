@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING
 
 import anyio
 import pytest
@@ -16,18 +16,22 @@ import pytest
 from skincare_core.jobs.job import Job, Message, new_job
 from skincare_core.jobs.ports import QueueCounts
 
+if TYPE_CHECKING:
+    # contract.py imports this module: the subject's class is needed for type checking only.
+    from skincare_core.testing.jobs.contract import QueueSubject
 
-async def _receive_one(subject: Any) -> Message:
+
+async def _receive_one(subject: QueueSubject) -> Message:
     with anyio.fail_after(10):
         while True:
-            messages: list[Message] = await subject.queue.receive(1)
+            messages = await subject.queue.receive(1)
             if messages:
                 assert len(messages) == 1
                 return messages[0]
 
 
-async def _counts(subject: Any) -> tuple[int, int, int, int]:
-    counts: QueueCounts = await subject.stats.stats()
+async def _counts(subject: QueueSubject) -> tuple[int, int, int, int]:
+    counts = await subject.stats.stats()
     return (counts.ready, counts.scheduled, counts.leased, counts.dead)
 
 
@@ -37,15 +41,15 @@ class QueueStatsContract:
     pytestmark = pytest.mark.anyio
 
     @pytest.fixture
-    async def subject(self) -> AsyncIterator[Any]:
+    async def subject(self) -> AsyncIterator[QueueSubject]:
         """Override: yield a QueueSubject on a fresh empty queue."""
         raise NotImplementedError
         yield  # pragma: no cover
 
-    async def test_an_empty_queue_counts_nothing(self, subject: Any) -> None:
+    async def test_an_empty_queue_counts_nothing(self, subject: QueueSubject) -> None:
         assert await subject.stats.stats() == QueueCounts(0, 0, 0, 0, None)
 
-    async def test_each_job_is_counted_in_the_state_it_is_in(self, subject: Any) -> None:
+    async def test_each_job_is_counted_in_the_state_it_is_in(self, subject: QueueSubject) -> None:
         jobs: list[Job] = [new_job("contract.stats", n=str(n)) for n in range(3)]
         for job in jobs:
             await subject.queue.enqueue(job)
@@ -55,14 +59,18 @@ class QueueStatsContract:
         await subject.queue.dead_letter(first, "PermanentJobError: counted")
         assert await _counts(subject) == (2, 0, 0, 1)
 
-    async def test_a_job_waiting_out_a_retry_delay_is_not_ready(self, subject: Any) -> None:
+    async def test_a_job_waiting_out_a_retry_delay_is_not_ready(
+        self, subject: QueueSubject
+    ) -> None:
         await subject.queue.enqueue(new_job("contract.stats"))
         await subject.queue.nack(await _receive_one(subject), timedelta(minutes=5))
         ready, scheduled, leased, dead = await _counts(subject)
         # SQS hides a retried message with a visibility change, so it counts it as leased.
         assert (ready, scheduled + leased, dead) == (0, 1, 0)
 
-    async def test_the_oldest_ready_age_is_how_long_it_has_waited(self, subject: Any) -> None:
+    async def test_the_oldest_ready_age_is_how_long_it_has_waited(
+        self, subject: QueueSubject
+    ) -> None:
         await subject.queue.enqueue(new_job("contract.stats"))
         await anyio.sleep(0.3)
         age = (await subject.stats.stats()).oldest_ready_age

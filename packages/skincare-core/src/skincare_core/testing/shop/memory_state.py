@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 import attrs
 from attrs import define, field
@@ -36,11 +36,11 @@ class ShopState:
 
     def snapshot(self) -> ShopState:
         """A copy a transaction may change; values are frozen, so copying the dicts suffices."""
-        copies: dict[str, Any] = {
-            a.name: dict(value) if isinstance(value := getattr(self, a.name), dict) else value
-            for a in attrs.fields(ShopState)
-        }
-        return ShopState(**copies)
+        copy = attrs.evolve(self)
+        for a in attrs.fields(ShopState):
+            if isinstance(value := getattr(copy, a.name), dict):
+                setattr(copy, a.name, dict(value))
+        return copy
 
 
 class Transaction(Protocol):
