@@ -18,7 +18,7 @@ import json
 import logging
 import sys
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Literal
 
 from skincare_core.log_context import bound_fields
 
@@ -38,7 +38,7 @@ class JsonFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         """The record as a JSON line."""
-        entry: dict[str, Any] = {
+        entry: dict[str, object] = {
             "time": datetime.fromtimestamp(record.created, UTC).isoformat(),
             "level": record.levelname,
             "service": self.service,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Literal, TypeVar
 
 import attrs
 import cattrs
@@ -28,7 +28,7 @@ class SettingsError(Exception):
     """A missing or bad setting; the message is one line naming the variable."""
 
 
-def _positive(_: Any, attribute: attrs.Attribute[Any], value: int) -> None:
+def _positive(_: object, attribute: attrs.Attribute[int], value: int) -> None:
     if value <= 0:
         raise ValueError(f"expected a positive number, got {value}")
 
@@ -106,7 +106,7 @@ _converter.register_structure_hook(timedelta, lambda value, _: parse_duration(va
 _converter.register_structure_hook_func(
     lambda kind: kind == WorkerQueues, lambda value, _: parse_worker_queues(value)
 )
-_DESCRIPTIONS: dict[Any, str] = {
+_DESCRIPTIONS: dict[object, str] = {
     WorkerQueues: "queue=concurrency pairs like critical=8,default=16,bulk=4",
     timedelta: "a positive duration like 24h, 30m or 900s",
 }
@@ -130,7 +130,7 @@ def load_settings(environ: Mapping[str, str]) -> Settings:
 
 def load_fields(kind: type[T], environ: Mapping[str, str]) -> T:
     """Read the fields of the attrs class `kind` from SKINCARE_* variables; SettingsError."""
-    values: dict[str, Any] = {}
+    values: dict[str, object] = {}
     for attribute in attrs.fields(kind):
         raw = environ.get(variable(attribute.name))
         if raw is None or raw == "":
@@ -144,7 +144,7 @@ def load_fields(kind: type[T], environ: Mapping[str, str]) -> T:
         raise SettingsError(f"invalid settings: {exc}") from None
 
 
-def _structure(attribute: attrs.Attribute[Any], raw: str) -> Any:
+def _structure(attribute: attrs.Attribute[object], raw: str) -> object:
     name = variable(attribute.name)
     try:
         value = _converter.structure(raw, attribute.type)  # type: ignore[arg-type]
@@ -158,13 +158,14 @@ def _structure(attribute: attrs.Attribute[Any], raw: str) -> Any:
     return value
 
 
-def _describe(kind: Any) -> str:
+def _describe(kind: object) -> str:
     if kind in _DESCRIPTIONS:
         return _DESCRIPTIONS[kind]
     args = getattr(kind, "__args__", None)
     if args:
         return "one of " + ", ".join(str(a) for a in args)
-    return {int: "an integer", str: "text", Path: "a path"}.get(kind, str(kind))
+    names: dict[object, str] = {int: "an integer", str: "text", Path: "a path"}
+    return names.get(kind, str(kind))
 
 
 def _check_combinations(settings: Settings) -> None:

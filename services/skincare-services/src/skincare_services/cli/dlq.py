@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from cyclopts import App, Group, Parameter, validators
 
@@ -189,7 +189,7 @@ _GROUPS: dict[str, Callable[[DeadLetter], str]] = {
 }
 
 
-def _body(dead: DeadLetter) -> dict[str, Any]:
+def _body(dead: DeadLetter) -> dict[str, object]:
     job = dead.job
     payload = dict(job.payload)
     return {
