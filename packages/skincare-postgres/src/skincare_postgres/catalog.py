@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from psycopg.rows import class_row, kwargs_row
 
@@ -43,8 +42,11 @@ _USER_ROW = class_row(User)
 _PRODUCT_ROW = class_row(Product)
 
 
-def _cart_line(*, quantity: int, **product: Any) -> CartLine:
-    return CartLine(product=Product(**product), quantity=quantity)
+def _cart_line(
+    *, id: int, sku: str, name: str, price_rupiah: int, stock: int, quantity: int
+) -> CartLine:
+    product = Product(id=id, sku=sku, name=name, price_rupiah=price_rupiah, stock=stock)
+    return CartLine(product=product, quantity=quantity)
 
 
 _CART_LINE_ROW = kwargs_row(_cart_line)

@@ -8,11 +8,11 @@ its transaction, for a unit of work) and the statements run on the psycopg conne
 
 from __future__ import annotations
 
-from typing import Any, LiteralString, cast
+from typing import LiteralString, cast
 
 import anyio
 import psycopg
-from psycopg.rows import AsyncRowFactory, tuple_row
+from psycopg.rows import AsyncRowFactory, TupleRow, tuple_row
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from skincare_postgres.errors import is_unavailable, unavailable_as_error
@@ -24,7 +24,7 @@ class Driver:
 
     def __init__(self, conn: AsyncConnection) -> None:
         self._conn = conn
-        self._driver: psycopg.AsyncConnection[Any] | None = None
+        self._driver: psycopg.AsyncConnection[TupleRow] | None = None
 
     async def rows(
         self, sql: LiteralString, params: Params, row: AsyncRowFactory[Row]
@@ -66,10 +66,10 @@ class Autocommit:
         await self.rows(sql, params, tuple_row)
 
 
-async def psycopg_connection(conn: AsyncConnection) -> psycopg.AsyncConnection[Any]:
+async def psycopg_connection(conn: AsyncConnection) -> psycopg.AsyncConnection[TupleRow]:
     """The psycopg connection under a SQLAlchemy one."""
     proxied = await conn.get_raw_connection()
-    return cast(psycopg.AsyncConnection[Any], proxied.driver_connection)
+    return cast(psycopg.AsyncConnection[TupleRow], proxied.driver_connection)
 
 
 async def _discard_if_broken(conn: AsyncConnection, error: BaseException) -> None:

@@ -7,7 +7,6 @@ pooled connection); the statements themselves run on psycopg (see `execution.py`
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
@@ -19,7 +18,7 @@ def create_engine(
     connect_timeout: timedelta = timedelta(seconds=5),
     statement_timeout: timedelta = timedelta(seconds=30),
     pool_size: int = 10,
-    **kwargs: Any,
+    **kwargs: object,
 ) -> AsyncEngine:
     """An AsyncEngine on psycopg 3 whose connections time out connecting and per statement."""
     # libpq's connect_timeout is whole seconds; 0 would mean "wait forever".

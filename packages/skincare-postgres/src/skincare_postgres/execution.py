@@ -9,17 +9,18 @@ SQLAlchemy is not on this path: it owns the pool (`engine.py`), the unit of work
 
 from __future__ import annotations
 
-from typing import Any, LiteralString, TypeVar
+from collections.abc import Mapping
+from typing import LiteralString, TypeVar
 
 import psycopg
 from psycopg.rows import AsyncRowFactory
 
-Params = dict[str, Any]
+Params = Mapping[str, object]
 Row = TypeVar("Row")
 
 
 async def fetch(
-    conn: psycopg.AsyncConnection[Any],
+    conn: psycopg.AsyncConnection[object],
     sql: LiteralString,
     params: Params,
     row: AsyncRowFactory[Row],

@@ -4,7 +4,6 @@ unit of work's connection."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from psycopg.rows import class_row, kwargs_row
 
@@ -74,8 +73,16 @@ _ADD_INVOICE = (
 )
 
 
-def _payment(*, status: str, **columns: Any) -> Payment:
-    return Payment(status=PaymentStatus(status), **columns)
+def _payment(
+    *, event_id: str, order_id: int, status: str, amount_rupiah: int, paid_at: datetime | None
+) -> Payment:
+    return Payment(
+        event_id=event_id,
+        order_id=order_id,
+        status=PaymentStatus(status),
+        amount_rupiah=amount_rupiah,
+        paid_at=paid_at,
+    )
 
 
 def _holder(

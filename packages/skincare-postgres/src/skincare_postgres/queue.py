@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from types import TracebackType
-from typing import Any, LiteralString
+from typing import LiteralString
 
 import anyio
 from psycopg.rows import class_row, dict_row
@@ -166,7 +166,7 @@ class PostgresQueue(PostgresDeadLetters):
         params = {"ids": [i for i, _ in items], "receipts": [r for _, r in items]}
         await self._settles.run(sql.ACK, params)
 
-    async def _settle(self, statement: LiteralString, message: Message, **params: Any) -> None:
+    async def _settle(self, statement: LiteralString, message: Message, **params: object) -> None:
         await self._settles.run(
             statement, {"id": message.job.id, "receipt": message.receipt, **params}
         )
