@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from litestar import Request
-from litestar.connection import ASGIConnection
+from litestar.datastructures import State
 from litestar.exceptions import NotAuthorizedException
 from litestar.middleware.authentication import AuthenticationResult
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.security.jwt import JWTAuth, JWTAuthenticationMiddleware, Token
 
 from skincare_http.config import ApiSettings
+from skincare_http.connections import PlainConnection
 
 ALGORITHM = "HS256"
 SECURITY_SCHEME = "BearerToken"
@@ -35,9 +35,7 @@ def issue_token(secret: str, issuer: str, user_id: int, ttl: timedelta) -> str:
 class BearerJWTMiddleware(JWTAuthenticationMiddleware):
     """Litestar's JWT middleware, but only for the `Bearer` scheme."""
 
-    async def authenticate_request(
-        self, connection: ASGIConnection[Any, Any, Any, Any]
-    ) -> AuthenticationResult:
+    async def authenticate_request(self, connection: PlainConnection) -> AuthenticationResult:
         """Decode the Bearer token; NotAuthorizedException when missing or bad."""
         scheme, _, token = connection.headers.get(self.auth_header, "").partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
@@ -45,7 +43,7 @@ class BearerJWTMiddleware(JWTAuthenticationMiddleware):
         return await self.authenticate_token(encoded_token=token.strip(), connection=connection)
 
 
-async def _user_id(token: Token, connection: ASGIConnection[Any, Any, Any, Any]) -> int | None:
+async def _user_id(token: Token, connection: PlainConnection) -> int | None:
     # None makes the middleware answer 401.
     return user_id_of(token.sub)
 
@@ -77,6 +75,6 @@ def security_components() -> Components:
     return Components(security_schemes={SECURITY_SCHEME: scheme})
 
 
-def current_user_id(request: Request[int, Token, Any]) -> int:
+def current_user_id(request: Request[int, Token, State]) -> int:
     """Dependency: the signed-in user's id."""
     return request.user

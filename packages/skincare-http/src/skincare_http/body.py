@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import typing
 from functools import cache
-from typing import Any
 
 import attrs
 import msgspec
-from litestar import Request
+from attrs import AttrsInstance
 
+from skincare_http.connections import PlainRequest
 from skincare_http.wire import FieldError
 
 # (annotation with its constraints, required) per field, in declaration order.
-Fields = dict[str, tuple[Any, bool]]
+Fields = dict[str, tuple[object, bool]]
 
 
 class InvalidBody(Exception):
@@ -30,10 +30,10 @@ class InvalidBody(Exception):
         self.errors = errors
 
 
-class StrictJsonRequest(Request[Any, Any, Any]):
+class StrictJsonRequest(PlainRequest):
     """A request whose JSON body is decoded strictly against the handler's `data` class."""
 
-    async def json(self) -> Any:
+    async def json(self) -> dict[str, object]:
         """The body's fields, decoded; Litestar builds the `data` value from them."""
         data = self.route_handler.parsed_data_field
         if data is None or not attrs.has(data.annotation):
@@ -42,10 +42,10 @@ class StrictJsonRequest(Request[Any, Any, Any]):
         return decode_fields(await self.body(), data.annotation)
 
 
-def decode_fields(body: bytes, cls: Any) -> dict[str, Any]:
+def decode_fields(body: bytes, cls: type[AttrsInstance]) -> dict[str, object]:
     """The values of the attrs class `cls`'s fields in `body`; InvalidBody names each wrong one."""
     members = _members(body)
-    values: dict[str, Any] = {}
+    values: dict[str, object] = {}
     errors: list[FieldError] = []
     for name, (annotation, required) in _fields(cls).items():
         if name not in members:
@@ -77,7 +77,7 @@ def _whole_body(message: str) -> InvalidBody:
 
 
 @cache
-def _fields(cls: Any) -> Fields:
+def _fields(cls: type[AttrsInstance]) -> Fields:
     hints = typing.get_type_hints(cls, include_extras=True)
     return {
         field.name: (hints[field.name], field.default is attrs.NOTHING)

@@ -5,8 +5,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from litestar import Router
 from litestar.di import NamedDependency, Provide
 from litestar.types import ControllerRouterHandler
@@ -27,7 +25,7 @@ UserId = NamedDependency[int]
 def service_dependencies(services: ApiServices) -> dict[str, Provide]:
     """Providers for `checkout`, `webhooks`, `shop` and `readiness`."""
 
-    def value(service: Any) -> Provide:
+    def value(service: object) -> Provide:
         return Provide(lambda: service, use_cache=True, sync_to_thread=False)
 
     return {

@@ -5,9 +5,8 @@ from __future__ import annotations
 import logging
 import math
 from datetime import timedelta
-from typing import Any
 
-from litestar import Request, Response
+from litestar import Response
 from litestar.exceptions import HTTPException, NotAuthorizedException, ValidationException
 from litestar.types import ExceptionHandler, ExceptionHandlersMap
 
@@ -22,6 +21,7 @@ from skincare_core.shop.errors import (
 from skincare_core.shop.webhooks import InvalidPaymentEvent
 from skincare_http import problems as p
 from skincare_http.body import InvalidBody
+from skincare_http.connections import PlainRequest
 from skincare_http.header_limit import HeadersTooLarge
 from skincare_http.request_id import request_id
 from skincare_http.validation import field_errors
@@ -53,17 +53,16 @@ HTTP_PROBLEMS = {
     t.status: t for t in (p.INVALID_REQUEST, p.NOT_FOUND, p.METHOD_NOT_ALLOWED, p.PAYLOAD_TOO_LARGE)
 }
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="skincare"'}
-Req = Request[Any, Any, Any]
 
 
 def problem_response(
-    request: Req,
+    request: PlainRequest,
     kind: p.ProblemType,
     detail: str,
     *,
     errors: list[FieldError] | None = None,
     headers: dict[str, str] | None = None,
-) -> Response[Any]:
+) -> Response[object]:
     """The problem+json response for `kind`."""
     problem = Problem(
         type=kind.uri,
@@ -82,25 +81,27 @@ def problem_response(
     )
 
 
-def _domain(request: Req, exc: Exception) -> Response[Any]:
+def _domain(request: PlainRequest, exc: Exception) -> Response[object]:
     kind = next(DOMAIN_PROBLEMS[t] for t in type(exc).__mro__ if t in DOMAIN_PROBLEMS)
     return problem_response(request, kind, str(exc) or kind.title)
 
 
-def _invalid(request: Req, errors: list[FieldError], fallback: str) -> Response[Any]:
+def _invalid(request: PlainRequest, errors: list[FieldError], fallback: str) -> Response[object]:
     detail = ", ".join(f"{e.field}: {e.message}" for e in errors) or fallback
     return problem_response(request, p.INVALID_REQUEST, detail, errors=errors or None)
 
 
-def _validation(request: Req, exc: ValidationException) -> Response[Any]:
+def _validation(request: PlainRequest, exc: ValidationException) -> Response[object]:
     return _invalid(request, field_errors(request, exc), exc.detail)
 
 
-def _invalid_body(request: Req, exc: InvalidBody) -> Response[Any]:
+def _invalid_body(request: PlainRequest, exc: InvalidBody) -> Response[object]:
     return _invalid(request, exc.errors, str(exc))
 
 
-def _unauthorized(request: Req, exc: NotAuthorizedException | UserNotFound) -> Response[Any]:
+def _unauthorized(
+    request: PlainRequest, exc: NotAuthorizedException | UserNotFound
+) -> Response[object]:
     detail = (
         exc.detail if isinstance(exc, NotAuthorizedException) else "the token's user is unknown"
     )
@@ -110,7 +111,7 @@ def _unauthorized(request: Req, exc: NotAuthorizedException | UserNotFound) -> R
 def _unavailable_handler(retry_after: timedelta) -> ExceptionHandler[Unavailable]:
     seconds = max(1, math.ceil(retry_after.total_seconds()))
 
-    def unavailable(request: Req, exc: Unavailable) -> Response[Any]:
+    def unavailable(request: PlainRequest, exc: Unavailable) -> Response[object]:
         # Expected during an outage: one line per request, no traceback.
         logger.warning("http.service_unavailable", extra=_request_fields(request, exc))
         detail = f"A backing service is unavailable and nothing was done; retry in {seconds} s."
@@ -121,7 +122,7 @@ def _unavailable_handler(retry_after: timedelta) -> ExceptionHandler[Unavailable
     return unavailable
 
 
-def _http(request: Req, exc: HTTPException) -> Response[Any]:
+def _http(request: PlainRequest, exc: HTTPException) -> Response[object]:
     if exc.status_code >= 500:
         return _unexpected(request, exc)
     kind = HTTP_PROBLEMS.get(exc.status_code) or p.ProblemType(
@@ -130,14 +131,14 @@ def _http(request: Req, exc: HTTPException) -> Response[Any]:
     return problem_response(request, kind, exc.detail, headers=exc.headers)
 
 
-def _unexpected(request: Req, exc: Exception) -> Response[Any]:
+def _unexpected(request: PlainRequest, exc: Exception) -> Response[object]:
     fields = _request_fields(request, exc)
     logger.exception("http.unhandled_error", exc_info=exc, extra=fields)
     detail = f"Unexpected error; quote request id {fields['request_id']} when reporting it."
     return problem_response(request, p.INTERNAL_ERROR, detail)
 
 
-def _request_fields(request: Req, exc: Exception) -> dict[str, str]:
+def _request_fields(request: PlainRequest, exc: Exception) -> dict[str, str]:
     return {
         "request_id": request_id(request.scope),
         "method": request.method,

@@ -8,20 +8,19 @@ definitions, so a header is named `Idempotency-Key`, never `idempotency_key`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
-from litestar import Request
 from litestar.enums import ParamType
 from litestar.exceptions import ValidationException
 from litestar.params import ParameterKwarg
 from litestar.typing import FieldDefinition
 
+from skincare_http.connections import PlainRequest
 from skincare_http.wire import FieldError
 
 Parameters = Mapping[str, FieldDefinition]
 
 
-def field_errors(request: Request[Any, Any, Any], exc: ValidationException) -> list[FieldError]:
+def field_errors(request: PlainRequest, exc: ValidationException) -> list[FieldError]:
     """What is wrong, per parameter: the reported errors, else the missing parameters."""
     parameters = request.route_handler.parsed_fn_signature.parameters
     extra = exc.extra if isinstance(exc.extra, list) else []
@@ -29,7 +28,7 @@ def field_errors(request: Request[Any, Any, Any], exc: ValidationException) -> l
     return reported or _missing(request, parameters)
 
 
-def _reported(error: dict[str, Any], parameters: Parameters) -> FieldError:
+def _reported(error: dict[str, object], parameters: Parameters) -> FieldError:
     key = str(error.get("key", "body"))
     raw_source = error.get("source", "body")
     source = raw_source.value if isinstance(raw_source, ParamType) else str(raw_source)
@@ -38,7 +37,7 @@ def _reported(error: dict[str, Any], parameters: Parameters) -> FieldError:
     return FieldError(field=name or key, source=source, message=str(error.get("message")))
 
 
-def _missing(request: Request[Any, Any, Any], parameters: Parameters) -> list[FieldError]:
+def _missing(request: PlainRequest, parameters: Parameters) -> list[FieldError]:
     present = {
         ParamType.HEADER: request.headers,
         ParamType.QUERY: request.query_params,

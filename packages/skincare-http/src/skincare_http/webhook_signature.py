@@ -9,14 +9,13 @@ import hashlib
 import hmac
 import re
 from datetime import timedelta
-from typing import Any
 
 from litestar import Request
-from litestar.connection import ASGIConnection
 from litestar.handlers import BaseRouteHandler
 from litestar.types import Guard
 
 from skincare_core.shop.ports import Clock
+from skincare_http.connections import PlainConnection
 from skincare_http.errors import InvalidSignature
 
 TIMESTAMP_HEADER = "X-Timestamp"
@@ -47,7 +46,7 @@ def webhook_signature_guard(*, secret: str, tolerance: timedelta, clock: Clock) 
     window = tolerance.total_seconds()
 
     # A closure, not an object: Litestar deep-copies guard objects (and so their clock).
-    async def guard(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
+    async def guard(connection: PlainConnection, _: BaseRouteHandler) -> None:
         if not isinstance(connection, Request):
             raise InvalidSignature("not an HTTP request")
         body = await connection.body()

@@ -7,7 +7,7 @@ field strictly against its annotation. Every response body leaves through `conve
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal, TypeVar, cast
+from typing import Annotated, Literal, TypeVar, cast
 
 import cattrs
 from attrs import frozen
@@ -109,6 +109,6 @@ def respond(
     return Response(content, status_code=status_code, headers=headers)
 
 
-def unstructure(body: Any) -> Any:
+def unstructure(body: object) -> object:
     """`body` as JSON-ready builtins."""
     return converter.unstructure(body)
