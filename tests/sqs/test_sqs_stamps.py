@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from skincare_core.jobs.job import Job
 from skincare_sqs.stamps import dead_letter_of, first_look_stamp, stamped
-from skincare_sqs.wire import MAX_MESSAGE_BYTES, job_attributes, message_bytes, sqs_text
+from skincare_sqs.wire import (
+    MAX_MESSAGE_BYTES,
+    Attributes,
+    SqsMessage,
+    job_attributes,
+    message_bytes,
+    sqs_text,
+)
 
 SQS_TEXT = re.compile("[\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]*")
 any_text = st.text(
@@ -63,7 +69,7 @@ def test_a_body_of_half_a_mebibyte_keeps_a_long_reason_whole() -> None:
     assert stamp["reason"]["StringValue"] == reason
 
 
-def _message(attributes: dict[str, Any], count: str = "3") -> dict[str, Any]:
+def _message(attributes: Attributes, count: str = "3") -> SqsMessage:
     return {
         "MessageId": "m-1",
         "Body": '{"id": "j", "type": "t"}',
@@ -75,7 +81,9 @@ def _message(attributes: dict[str, Any], count: str = "3") -> dict[str, Any]:
 
 @given(st.dictionaries(st.sampled_from(["attempts", "dead_at", "reason", "job_id"]), any_text))
 def test_reading_a_dead_message_survives_any_attribute_values(values: dict[str, str]) -> None:
-    attributes = {name: {"DataType": "String", "StringValue": v} for name, v in values.items()}
+    attributes: Attributes = {
+        name: {"DataType": "String", "StringValue": v} for name, v in values.items()
+    }
     dead = dead_letter_of(_message(attributes))
     assert dead.job == Job("j", "t")
     assert dead.attempts >= 0
@@ -86,5 +94,5 @@ def test_a_first_look_stamp_freezes_the_source_queue_count() -> None:
     assert dead_letter_of(unstamped).attempts == 5
     stamp = first_look_stamp(unstamped)
     assert stamp is not None
-    frozen = dead_letter_of({**_message(stamp, count="40")})
+    frozen = dead_letter_of(_message(stamp, count="40"))
     assert frozen == dead_letter_of(unstamped)

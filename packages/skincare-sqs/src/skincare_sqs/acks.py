@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias
 
 import anyio
 from attrs import define, field
@@ -11,8 +11,18 @@ from attrs import define, field
 from skincare_sqs.calls import STALE_RECEIPT_CODES
 from skincare_sqs.errors import SqsUnavailable
 
+if TYPE_CHECKING:
+    from types_boto3_sqs.type_defs import (
+        DeleteMessageBatchRequestEntryTypeDef,
+        DeleteMessageBatchResultTypeDef,
+    )
+
 BATCH_LIMIT = 10
-DeleteBatch = Callable[[list[dict[str, str]]], Awaitable[dict[str, Any]]]
+# Quoted: the SQS stubs are there for type checking only.
+DeleteBatch: TypeAlias = (
+    "Callable[[list[DeleteMessageBatchRequestEntryTypeDef]], "
+    "Awaitable[DeleteMessageBatchResultTypeDef]]"
+)
 
 
 @define
@@ -56,7 +66,9 @@ class AckBatcher:
             self._flushing = False
 
     async def _send(self, batch: list[_Pending]) -> None:
-        entries = [{"Id": str(n), "ReceiptHandle": p.receipt} for n, p in enumerate(batch)]
+        entries: list[DeleteMessageBatchRequestEntryTypeDef] = [
+            {"Id": str(n), "ReceiptHandle": p.receipt} for n, p in enumerate(batch)
+        ]
         try:
             response = await self._delete_batch(entries)
         except Exception as exc:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING
 
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.ports import OutboxStorage
@@ -12,10 +12,13 @@ from skincare_core.jobs.routing import DEFAULT_QUEUE
 from skincare_sqs.queue import SqsQueue
 from skincare_sqs.stats import SqsQueueStats
 
+if TYPE_CHECKING:
+    from types_boto3_sqs.client import SQSClient
+
 
 @asynccontextmanager
 async def sqs_backend(
-    client: Any,
+    client: SQSClient,
     *,
     queue_url: str,
     dlq_url: str,

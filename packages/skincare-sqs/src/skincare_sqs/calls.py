@@ -1,10 +1,15 @@
-"""Every boto3 SQS call in a worker thread, with AWS errors translated to SqsUnavailable."""
+"""Every boto3 SQS call in a worker thread, with AWS errors translated to SqsUnavailable.
+
+Callers pass the client's method itself (`call(client.send_message, QueueUrl=...)`), so each
+call is checked against the SQS client's types; the translation of errors is here only.
+"""
 
 from __future__ import annotations
 
 import functools
 import logging
-from typing import Any
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
 
 import anyio
 from botocore.exceptions import ClientError, HTTPClientError
@@ -13,6 +18,9 @@ from botocore.exceptions import ConnectionError as BotocoreConnectionError
 from skincare_sqs.errors import SqsUnavailable
 
 logger = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 # What SQS answers when a receipt handle no longer holds the lease.
 STALE_RECEIPT_CODES = frozenset(
@@ -24,40 +32,43 @@ STALE_RECEIPT_CODES = frozenset(
     }
 )
 
-Response = dict[str, Any]
-
 
 def error_code(exc: ClientError) -> str:
     """The AWS error code of a ClientError ('' when absent)."""
     return str(exc.response.get("Error", {}).get("Code", ""))
 
 
-def call_blocking(client: Any, operation: str, **kwargs: Any) -> Response:
-    """`client.<operation>(**kwargs)` in this thread; SqsUnavailable on AWS errors."""
+def call_blocking(method: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+    """`method(...)` in this thread; SqsUnavailable, naming the operation, on AWS errors."""
     try:
-        result: Response = getattr(client, operation)(**kwargs)
+        return method(*args, **kwargs)
     except ClientError as exc:
-        raise SqsUnavailable(operation, f"{error_code(exc)}: {exc}") from exc
+        raise SqsUnavailable(_operation(method), f"{error_code(exc)}: {exc}") from exc
     # ConnectionError covers refused, connect timeout, proxy and TLS failures; HTTPClientError
     # read timeouts and dropped connections.
     except (BotocoreConnectionError, HTTPClientError) as exc:
-        raise SqsUnavailable(operation, repr(exc)) from exc
-    return result
+        raise SqsUnavailable(_operation(method), repr(exc)) from exc
 
 
-async def call(client: Any, operation: str, **kwargs: Any) -> Response:
+async def call(method: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
     """`call_blocking` in a worker thread, so the event loop never blocks on boto3."""
-    blocking = functools.partial(call_blocking, client, operation, **kwargs)
+    blocking = functools.partial(call_blocking, method, *args, **kwargs)
     return await anyio.to_thread.run_sync(blocking)
 
 
-async def call_on_receipt(client: Any, operation: str, **kwargs: Any) -> Response | None:
+async def call_on_receipt(method: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T | None:
     """Like `call`, for an operation on a receipt: None when SQS says the receipt is stale."""
     try:
-        return await call(client, operation, **kwargs)
+        return await call(method, *args, **kwargs)
     except SqsUnavailable as exc:
         cause = exc.__cause__
         if isinstance(cause, ClientError) and error_code(cause) in STALE_RECEIPT_CODES:
-            logger.info("sqs.stale_receipt", extra={"operation": operation, "code": exc.reason})
+            extra = {"operation": exc.operation, "code": exc.reason}
+            logger.info("sqs.stale_receipt", extra=extra)
             return None
         raise
+
+
+def _operation(method: Callable[..., object]) -> str:
+    # boto3 names each client method for its operation (send_message, receive_message).
+    return str(getattr(method, "__name__", "sqs"))

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from skincare_sqs.errors import SqsUnavailable
 from skincare_sqs.leases import Leases
 from skincare_sqs.moves import move
 from skincare_sqs.stamps import stamped
-from skincare_sqs.wire import Attributes, receive_count
+from skincare_sqs.wire import Attributes, SqsMessage, receive_count
+
+if TYPE_CHECKING:
+    from types_boto3_sqs.client import SQSClient
 
 logger = logging.getLogger(__name__)
 
@@ -18,7 +21,7 @@ logger = logging.getLogger(__name__)
 class DeadLettering:
     """Sends received messages of one source queue to its DLQ."""
 
-    def __init__(self, client: Any, *, queue_url: str, dlq_url: str, leases: Leases) -> None:
+    def __init__(self, client: SQSClient, *, queue_url: str, dlq_url: str, leases: Leases) -> None:
         self._client = client
         self._queue_url = queue_url
         self._dlq_url = dlq_url
@@ -53,7 +56,7 @@ class DeadLettering:
         )
         self._leases.forget(receipt)
 
-    async def reject(self, raw: dict[str, Any], reason: str) -> None:
+    async def reject(self, raw: SqsMessage, reason: str) -> None:
         """A received body that is no job dies at its first delivery.
 
         If SQS refuses the move, the message comes back later and the redrive policy is the

@@ -10,22 +10,31 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from skincare_core.jobs.ports import DeadLetter
 from skincare_sqs.calls import call
 from skincare_sqs.moves import move
 from skincare_sqs.stamps import dead_letter_of, first_look_stamp, has_stamp, job_of
-from skincare_sqs.wire import Attributes, attribute, string
+from skincare_sqs.wire import Attributes, SqsMessage, attribute, string
 
-SqsMessage = dict[str, Any]
+if TYPE_CHECKING:
+    from types_boto3_sqs.client import SQSClient
+    from types_boto3_sqs.literals import QueueAttributeNameType
+    from types_boto3_sqs.type_defs import (
+        ChangeMessageVisibilityBatchRequestEntryTypeDef,
+        DeleteMessageBatchRequestEntryTypeDef,
+    )
+
 _BATCH = 10
 
 
 class SqsDeadLetters:
     """The operator's view of one source queue's DLQ."""
 
-    def __init__(self, client: Any, *, queue_url: str, dlq_url: str, hold_seconds: int) -> None:
+    def __init__(
+        self, client: SQSClient, *, queue_url: str, dlq_url: str, hold_seconds: int
+    ) -> None:
         self._client = client
         self._queue_url = queue_url
         self._dlq_url = dlq_url
@@ -33,9 +42,12 @@ class SqsDeadLetters:
 
     async def count(self) -> int:
         """Visible plus in-flight messages of the DLQ (SQS's approximate counts)."""
-        names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+        names: list[QueueAttributeNameType] = [
+            "ApproximateNumberOfMessages",
+            "ApproximateNumberOfMessagesNotVisible",
+        ]
         response = await call(
-            self._client, "get_queue_attributes", QueueUrl=self._dlq_url, AttributeNames=names
+            self._client.get_queue_attributes, QueueUrl=self._dlq_url, AttributeNames=names
         )
         return sum(int(response["Attributes"].get(name, "0")) for name in names)
 
@@ -112,8 +124,7 @@ class SqsDeadLetters:
         taken: builtins.list[SqsMessage] = []
         while True:
             response = await call(
-                self._client,
-                "receive_message",
+                self._client.receive_message,
                 QueueUrl=self._dlq_url,
                 MaxNumberOfMessages=_BATCH,
                 WaitTimeSeconds=0,
@@ -128,26 +139,23 @@ class SqsDeadLetters:
 
     async def _release(self, messages: builtins.list[SqsMessage]) -> None:
         for start in range(0, len(messages), _BATCH):
-            entries = [
+            entries: list[ChangeMessageVisibilityBatchRequestEntryTypeDef] = [
                 {"Id": str(n), "ReceiptHandle": m["ReceiptHandle"], "VisibilityTimeout": 0}
                 for n, m in enumerate(messages[start : start + _BATCH])
             ]
             await call(
-                self._client,
-                "change_message_visibility_batch",
+                self._client.change_message_visibility_batch,
                 QueueUrl=self._dlq_url,
                 Entries=entries,
             )
 
     async def _delete(self, messages: builtins.list[SqsMessage]) -> None:
         for start in range(0, len(messages), _BATCH):
-            entries = [
+            entries: list[DeleteMessageBatchRequestEntryTypeDef] = [
                 {"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]}
                 for n, m in enumerate(messages[start : start + _BATCH])
             ]
-            await call(
-                self._client, "delete_message_batch", QueueUrl=self._dlq_url, Entries=entries
-            )
+            await call(self._client.delete_message_batch, QueueUrl=self._dlq_url, Entries=entries)
 
 
 def _job_id(message: SqsMessage) -> str:

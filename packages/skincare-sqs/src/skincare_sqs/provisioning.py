@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from attrs import frozen
 
 from skincare_sqs.calls import call_blocking as call
 from skincare_sqs.wire import MAX_MESSAGE_BYTES
+
+if TYPE_CHECKING:
+    from types_boto3_sqs.client import SQSClient
+    from types_boto3_sqs.literals import QueueAttributeNameType
 
 
 @frozen
@@ -20,7 +24,7 @@ class QueueUrls:
 
 
 def ensure_queues(
-    client: Any, name: str, *, max_receive_count: int = 5, visibility_timeout: int = 30
+    client: SQSClient, name: str, *, max_receive_count: int = 5, visibility_timeout: int = 30
 ) -> QueueUrls:
     """Create `<name>-dlq` and `<name>` (redrive policy to the DLQ) unless they exist.
 
@@ -28,21 +32,21 @@ def ensure_queues(
     the DLQ with its stamp. Blocking (boto3 in this thread): provisioning runs at startup,
     before any event loop work.
     """
-    largest = {"MaximumMessageSize": str(MAX_MESSAGE_BYTES)}
-    dlq_url = call(client, "create_queue", QueueName=f"{name}-dlq")["QueueUrl"]
-    call(client, "set_queue_attributes", QueueUrl=dlq_url, Attributes=largest)
-    arn_attrs = call(client, "get_queue_attributes", QueueUrl=dlq_url, AttributeNames=["QueueArn"])
+    largest: dict[QueueAttributeNameType, str] = {"MaximumMessageSize": str(MAX_MESSAGE_BYTES)}
+    dlq_url = call(client.create_queue, QueueName=f"{name}-dlq")["QueueUrl"]
+    call(client.set_queue_attributes, QueueUrl=dlq_url, Attributes=largest)
+    arn_attrs = call(client.get_queue_attributes, QueueUrl=dlq_url, AttributeNames=["QueueArn"])
     policy = {
         "deadLetterTargetArn": arn_attrs["Attributes"]["QueueArn"],
         "maxReceiveCount": str(max_receive_count),
     }
-    attributes = {
+    attributes: dict[QueueAttributeNameType, str] = {
         "RedrivePolicy": json.dumps(policy),
         "VisibilityTimeout": str(visibility_timeout),
         **largest,
     }
-    queue_url = call(client, "create_queue", QueueName=name)["QueueUrl"]
+    queue_url = call(client.create_queue, QueueName=name)["QueueUrl"]
     # Set, not passed to create_queue: CreateQueue fails when an existing queue's attributes
     # differ, and setting them again is what makes this idempotent and convergent.
-    call(client, "set_queue_attributes", QueueUrl=queue_url, Attributes=attributes)
+    call(client.set_queue_attributes, QueueUrl=queue_url, Attributes=attributes)
     return QueueUrls(queue_url=str(queue_url), dlq_url=str(dlq_url))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING
 
 from skincare_core.jobs.codec import decode_job, encode_job
 from skincare_core.jobs.envelope import Envelope, due_at
@@ -25,7 +25,15 @@ from skincare_sqs.dead_letters import SqsDeadLetters
 from skincare_sqs.errors import SqsUnavailable
 from skincare_sqs.leases import Leases
 from skincare_sqs.received import ReceivedBodies
-from skincare_sqs.wire import job_attributes, receive_count, visibility_seconds
+from skincare_sqs.wire import SqsMessage, job_attributes, receive_count, visibility_seconds
+
+if TYPE_CHECKING:
+    from types_boto3_sqs.client import SQSClient
+    from types_boto3_sqs.type_defs import (
+        DeleteMessageBatchRequestEntryTypeDef,
+        DeleteMessageBatchResultTypeDef,
+        SendMessageBatchRequestEntryTypeDef,
+    )
 
 _BATCH = 10
 MAX_DELAY = timedelta(minutes=15)
@@ -39,7 +47,7 @@ class SqsQueue:
 
     def __init__(
         self,
-        client: Any,
+        client: SQSClient,
         *,
         queue_url: str,
         dlq_url: str,
@@ -83,8 +91,7 @@ class SqsQueue:
             due_at(delay=delay, not_before=not_before, now=_now()), strict=True
         )
         await call(
-            self._client,
-            "send_message",
+            self._client.send_message,
             QueueUrl=self._queue_url,
             MessageBody=body,
             MessageAttributes=job_attributes(job),
@@ -101,7 +108,7 @@ class SqsQueue:
         """Send in SendMessageBatch calls of ten; every job is encoded (and checked) first. A
         `not_before` becomes DelaySeconds (capped at 15 minutes); unique keys were enforced on
         the outbox rows before the relay sent them. Returns how many were sent."""
-        entries = [
+        entries: builtins.list[SendMessageBatchRequestEntryTypeDef] = [
             {
                 "Id": str(n),
                 "MessageBody": encode_job(e.job),
@@ -112,8 +119,7 @@ class SqsQueue:
         ]
         for start in range(0, len(entries), _BATCH):
             response = await call(
-                self._client,
-                "send_message_batch",
+                self._client.send_message_batch,
                 QueueUrl=self._queue_url,
                 Entries=entries[start : start + _BATCH],
             )
@@ -124,8 +130,7 @@ class SqsQueue:
     async def receive(self, max_messages: int = 1) -> builtins.list[Message]:
         """Long-poll up to min(max_messages, 10); bodies that are not jobs go to the DLQ."""
         response = await call(
-            self._client,
-            "receive_message",
+            self._client.receive_message,
             QueueUrl=self._queue_url,
             MaxNumberOfMessages=max(1, min(max_messages, _BATCH)),
             WaitTimeSeconds=self._wait,
@@ -197,7 +202,7 @@ class SqsQueue:
         """Delete every dead job; returns how many."""
         return await self._dead.purge()
 
-    async def _accept(self, raw: dict[str, Any]) -> Message | None:
+    async def _accept(self, raw: SqsMessage) -> Message | None:
         receipt, attempts = raw["ReceiptHandle"], receive_count(raw)
         self._leases.received(raw["MessageId"], receipt)
         try:
@@ -212,23 +217,25 @@ class SqsQueue:
         if self._leases.is_stale(receipt):
             return False
         response = await call_on_receipt(
-            self._client,
-            "change_message_visibility",
+            self._client.change_message_visibility,
             QueueUrl=self._queue_url,
             ReceiptHandle=receipt,
             VisibilityTimeout=seconds,
         )
         return response is not None
 
-    async def _delete_batch(self, entries: builtins.list[dict[str, str]]) -> dict[str, Any]:
+    async def _delete_batch(
+        self, entries: builtins.list[DeleteMessageBatchRequestEntryTypeDef]
+    ) -> DeleteMessageBatchResultTypeDef:
         return await call(
-            self._client, "delete_message_batch", QueueUrl=self._queue_url, Entries=entries
+            self._client.delete_message_batch, QueueUrl=self._queue_url, Entries=entries
         )
 
 
-def _check_long_poll(client: Any, wait_time_seconds: int) -> None:
+def _check_long_poll(client: SQSClient, wait_time_seconds: int) -> None:
     # An empty long poll answers after the wait: a shorter read timeout fails every one.
-    read_timeout = client.meta.config.read_timeout
+    # botocore's Config keeps its options as attributes its stubs do not declare.
+    read_timeout = vars(client.meta.config)["read_timeout"]
     if wait_time_seconds >= read_timeout:
         raise ValueError(
             f"wait_time_seconds ({wait_time_seconds}) must be below the client's "

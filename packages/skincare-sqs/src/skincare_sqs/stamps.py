@@ -10,7 +10,6 @@ first look, such as the AWS console's, would count too.)
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from skincare_core.jobs.codec import decode_job
 from skincare_core.jobs.errors import InvalidJob
@@ -19,6 +18,7 @@ from skincare_core.jobs.ports import DeadLetter
 from skincare_sqs.wire import (
     MAX_MESSAGE_BYTES,
     Attributes,
+    SqsMessage,
     attribute,
     job_attributes,
     message_bytes,
@@ -60,7 +60,7 @@ def stamped(
     return fixed | {"reason": string(text.decode(errors="ignore"))}
 
 
-def first_look_stamp(message: dict[str, Any]) -> Attributes | None:
+def first_look_stamp(message: SqsMessage) -> Attributes | None:
     """The stamp of a DLQ message the redrive policy moved, read at its first receive."""
     job = job_of(message)
     names = job_attributes(job) if job.type != INVALID_BODY_TYPE else {}
@@ -74,12 +74,12 @@ def first_look_stamp(message: dict[str, Any]) -> Attributes | None:
     )
 
 
-def has_stamp(message: dict[str, Any]) -> bool:
+def has_stamp(message: SqsMessage) -> bool:
     """Whether the message carries a readable stamp."""
     return _stamp(message) is not None
 
 
-def job_of(message: dict[str, Any]) -> Job:
+def job_of(message: SqsMessage) -> Job:
     """The job in a message, or a stand-in holding the body when it is not a job."""
     try:
         return decode_job(message["Body"])
@@ -88,7 +88,7 @@ def job_of(message: dict[str, Any]) -> Job:
         return Job(id=original, type=INVALID_BODY_TYPE, payload={"body": message["Body"]})
 
 
-def dead_letter_of(message: dict[str, Any]) -> DeadLetter:
+def dead_letter_of(message: SqsMessage) -> DeadLetter:
     """A DLQ message as a DeadLetter; unstamped, it shows what SQS counts now."""
     stamp = _stamp(message)
     if stamp is None:
@@ -99,7 +99,7 @@ def dead_letter_of(message: dict[str, Any]) -> DeadLetter:
     return DeadLetter(job=job_of(message), attempts=attempts, error=error, dead_at=dead_at)
 
 
-def _stamp(message: dict[str, Any]) -> tuple[int, datetime] | None:
+def _stamp(message: SqsMessage) -> tuple[int, datetime] | None:
     attempts, dead_at = attribute(message, "attempts"), attribute(message, "dead_at")
     if attempts is None or dead_at is None or not attempts.isdecimal():
         return None
@@ -110,6 +110,6 @@ def _stamp(message: dict[str, Any]) -> tuple[int, datetime] | None:
     return (int(attempts), when) if when.tzinfo is not None else None
 
 
-def _sent_at(message: dict[str, Any]) -> datetime:
+def _sent_at(message: SqsMessage) -> datetime:
     sent = message.get("Attributes", {}).get("SentTimestamp", "0")
     return datetime.fromtimestamp(int(sent) / 1000, UTC)

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Final
 
 from skincare_core.jobs.ports import QueueCounts
 from skincare_sqs.calls import call
 
-_READY = "ApproximateNumberOfMessages"
-_SCHEDULED = "ApproximateNumberOfMessagesDelayed"
-_LEASED = "ApproximateNumberOfMessagesNotVisible"
+if TYPE_CHECKING:
+    from types_boto3_sqs.client import SQSClient
+    from types_boto3_sqs.literals import QueueAttributeNameType
+
+_READY: Final = "ApproximateNumberOfMessages"
+_SCHEDULED: Final = "ApproximateNumberOfMessagesDelayed"
+_LEASED: Final = "ApproximateNumberOfMessagesNotVisible"
 
 
 class SqsQueueStats:
@@ -19,7 +23,7 @@ class SqsQueueStats:
     leased, not scheduled. The oldest ready job's age is known only to CloudWatch: None here.
     """
 
-    def __init__(self, client: Any, *, queue_url: str, dlq_url: str) -> None:
+    def __init__(self, client: SQSClient, *, queue_url: str, dlq_url: str) -> None:
         self._client = client
         self._queue_url = queue_url
         self._dlq_url = dlq_url
@@ -36,8 +40,6 @@ class SqsQueueStats:
             oldest_ready_age=None,
         )
 
-    async def _attributes(self, url: str, names: list[str]) -> dict[str, int]:
-        response = await call(
-            self._client, "get_queue_attributes", QueueUrl=url, AttributeNames=names
-        )
+    async def _attributes(self, url: str, names: list[QueueAttributeNameType]) -> dict[str, int]:
+        response = await call(self._client.get_queue_attributes, QueueUrl=url, AttributeNames=names)
         return {name: int(response["Attributes"].get(name, "0")) for name in names}

@@ -5,9 +5,12 @@ from __future__ import annotations
 import math
 import re
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias
 
 from skincare_core.jobs.job import Job
+
+if TYPE_CHECKING:
+    from types_boto3_sqs.type_defs import MessageAttributeValueOutputTypeDef, MessageTypeDef
 
 MAX_VISIBILITY_SECONDS = 12 * 60 * 60
 # SQS's largest message, body and attributes together (the queues are provisioned with it).
@@ -16,7 +19,11 @@ _MAX_NAME_CHARS = 256
 # The characters SQS carries in bodies and attribute values; anything else is refused.
 _NOT_SQS_TEXT = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
-Attributes = dict[str, dict[str, str]]
+# Quoted: the SQS stubs are there for type checking only.
+AttributeValue: TypeAlias = "MessageAttributeValueOutputTypeDef"
+Attributes: TypeAlias = "dict[str, MessageAttributeValueOutputTypeDef]"
+# A message as ReceiveMessage returns it.
+SqsMessage: TypeAlias = "MessageTypeDef"
 
 
 def visibility_seconds(duration: timedelta) -> int:
@@ -29,7 +36,7 @@ def sqs_text(value: str) -> str:
     return _NOT_SQS_TEXT.sub(lambda found: ascii(found.group())[1:-1], value)
 
 
-def string(value: str) -> dict[str, str]:
+def string(value: str) -> AttributeValue:
     """A String attribute holding `value` as SQS can carry it."""
     return {"DataType": "String", "StringValue": sqs_text(value)}
 
@@ -42,13 +49,13 @@ def job_attributes(job: Job) -> Attributes:
     }
 
 
-def attribute(message: dict[str, Any], name: str) -> str | None:
+def attribute(message: SqsMessage, name: str) -> str | None:
     """A String or Number attribute's value, or None (also for a Binary one)."""
-    value = message.get("MessageAttributes", {}).get(name, {}).get("StringValue")
-    return None if value is None else str(value)
+    value = message.get("MessageAttributes", {}).get(name)
+    return None if value is None else value.get("StringValue")
 
 
-def receive_count(message: dict[str, Any]) -> int:
+def receive_count(message: SqsMessage) -> int:
     """ApproximateReceiveCount: deliveries so far, this one included."""
     return int(message.get("Attributes", {}).get("ApproximateReceiveCount", "1"))
 
