@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import socket
+import subprocess
+import sys
 from pathlib import Path
 from typing import Literal
 
@@ -70,3 +73,23 @@ def test_each_failed_attempt_is_logged_as_it_happens(caplog: pytest.LogCaptureFi
     ]
     assert "Could not connect" in str(fields(records[0], "error")[0])
     client.close()
+
+
+STUBS_PROBE = """
+import json, pkgutil, sys, importlib
+import skincare_email.ses, skincare_invoice.s3, skincare_services.compose, skincare_services.aws
+import skincare_sqs
+for module in pkgutil.walk_packages(skincare_sqs.__path__, "skincare_sqs."):
+    importlib.import_module(module.name)
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_the_boto3_stubs_are_for_type_checking_only() -> None:
+    # The stubs are a dev dependency: an adapter importing them at run time breaks in production.
+    done = subprocess.run(
+        [sys.executable, "-c", STUBS_PROBE], capture_output=True, text=True, check=True, timeout=60
+    )
+    loaded = {name.split(".")[0] for name in json.loads(done.stdout)}
+    assert "boto3" in loaded
+    assert sorted(name for name in loaded if name.startswith(("types_boto3", "mypy_boto3"))) == []
