@@ -13,7 +13,6 @@ from datetime import timedelta
 
 import anyio
 import pytest
-from core_kit import Shop, make_shop
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +24,7 @@ from skincare_core.shop.job_types import SEND_CONFIRMATION_EMAIL
 from skincare_core.shop.models import NotificationType, SendClaim
 from skincare_core.shop.ports import OrderEmail
 from skincare_core.testing.shop import RecordingEmailService
+from tests.core.core_kit import Shop, make_shop
 
 pytestmark = pytest.mark.anyio
 SEND_TIME = 0.02

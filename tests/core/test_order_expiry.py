@@ -9,7 +9,6 @@ from datetime import timedelta
 
 import anyio
 import pytest
-from worker_kit import eventually
 
 from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import new_job
@@ -34,6 +33,7 @@ from skincare_core.testing.shop import (
     RecordingEmailService,
     TextInvoiceRenderer,
 )
+from tests.core.worker_kit import eventually
 
 pytestmark = pytest.mark.anyio
 WINDOW = timedelta(hours=1)

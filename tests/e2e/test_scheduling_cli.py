@@ -11,10 +11,10 @@ from pathlib import Path
 
 import anyio
 import pytest
-from e2e_client import base_env
 
 from skincare_core.jobs import Job, new_job
 from skincare_postgres import create_engine, postgres_backend
+from tests.e2e.e2e_client import base_env
 
 pytestmark = pytest.mark.slow
 

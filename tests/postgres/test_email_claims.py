@@ -12,7 +12,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-from pg_shop import Shop
 
 from skincare_core.jobs.errors import RetryLater
 from skincare_core.jobs.job import Job, new_job
@@ -25,6 +24,7 @@ from skincare_core.shop.ports import EmailService, OrderEmail
 from skincare_core.testing.shop import ManualClock, RecordingEmailService
 from skincare_email import MaildirEmailService
 from skincare_postgres import PostgresDatabase
+from tests.postgres.pg_shop import Shop
 
 pytestmark = pytest.mark.anyio
 CONFIRMATION = NotificationType.ORDER_CONFIRMATION

@@ -10,7 +10,6 @@ from datetime import timedelta
 
 import anyio
 import pytest
-from pg_shop import Shop
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.job import new_job
@@ -28,6 +27,7 @@ from skincare_core.testing.shop import (
     TextInvoiceRenderer,
 )
 from skincare_postgres import PostgresDatabase, postgres_backend
+from tests.postgres.pg_shop import Shop
 
 pytestmark = pytest.mark.anyio
 
