@@ -38,7 +38,7 @@ async def _enqueue_unknown(url: str) -> None:
     engine = create_engine(url)
     try:
         async with postgres_backend(engine) as backend:
-            await backend.queue.enqueue(new_job("bench.startup.unknown"))
+            await backend.queue().enqueue(new_job("bench.startup.unknown"))
     finally:
         await engine.dispose()
 
