@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
+from datetime import datetime, timedelta
+from typing import TypedDict, Unpack
 
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.envelope import Envelope
@@ -15,12 +16,22 @@ from skincare_core.testing.jobs.memory_keys import UniqueKeys
 from skincare_core.testing.jobs.memory_queue import InMemoryQueue
 
 
+class QueueOptions(TypedDict, total=False):
+    """InMemoryQueue's keyword options but its unique keys (the queues share theirs)."""
+
+    visibility_timeout: timedelta
+    wait: timedelta
+    max_receives: int | None
+    monotonic: Callable[[], float]
+    wall_clock: Callable[[], datetime]
+
+
 class InMemoryQueues:
     """Named in-memory queues sharing unique keys: the sink (by each envelope's queue), the dead
     letters and the stats of all of them. A queue is made on first use with `options`
     (InMemoryQueue's)."""
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, **options: Unpack[QueueOptions]) -> None:
         self._options = options
         self._keys = UniqueKeys()
         self._queues: dict[str, InMemoryQueue] = {}

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 import anyio
 import pytest
 
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Job, Message, new_job
-from skincare_core.jobs.ports import Queue
+from skincare_core.jobs.ports import JobSink, Queue
+
+if TYPE_CHECKING:
+    from skincare_core.testing.jobs.contract import QueueSubject
 
 
 async def receive_from(queue: Queue, within: float = 10.0) -> Message:
@@ -55,9 +58,24 @@ async def bury_on(queue: Queue, job: Job) -> None:
     await queue.dead_letter(await receive_from(queue), "contract: buried")
 
 
-def _ticks(subject: Any, n: float) -> timedelta:
-    tick: timedelta = subject.tick
-    return tick * n
+class _Schedule(TypedDict, total=False):
+    delay: timedelta
+    not_before: datetime
+    unique_key: str
+
+
+def _ticks(subject: QueueSubject, n: float) -> timedelta:
+    return subject.tick * n
+
+
+def _other(subject: QueueSubject) -> Queue:
+    assert subject.other is not None, "the scheduling contract's subject needs `other`"
+    return subject.other
+
+
+def _sink(subject: QueueSubject) -> JobSink:
+    assert subject.sink is not None, "the scheduling contract's subject needs `sink`"
+    return subject.sink
 
 
 async def _sleep(duration: timedelta) -> None:
@@ -68,7 +86,7 @@ class _Subject:
     pytestmark = pytest.mark.anyio
 
     @pytest.fixture
-    async def subject(self) -> AsyncIterator[Any]:
+    async def subject(self) -> AsyncIterator[QueueSubject]:
         """Override: yield a QueueSubject (with `other` and `sink`) on fresh, empty queues."""
         raise NotImplementedError
         yield  # pragma: no cover
@@ -77,7 +95,9 @@ class _Subject:
 class SchedulingContract(_Subject):
     """Delayed delivery, not_before, unique keys, cancel."""
 
-    async def test_a_delayed_job_is_delivered_only_after_its_delay(self, subject: Any) -> None:
+    async def test_a_delayed_job_is_delivered_only_after_its_delay(
+        self, subject: QueueSubject
+    ) -> None:
         job = new_job("contract.delayed")
         assert await subject.queue.enqueue(job, delay=_ticks(subject, 4)) is True
         await nothing_on(subject.queue)
@@ -85,7 +105,9 @@ class SchedulingContract(_Subject):
         message = await receive_from(subject.queue)
         assert (message.job, message.attempts) == (job, 1)
 
-    async def test_not_before_later_waits_and_earlier_is_due_now(self, subject: Any) -> None:
+    async def test_not_before_later_waits_and_earlier_is_due_now(
+        self, subject: QueueSubject
+    ) -> None:
         later, earlier = new_job("contract.later"), new_job("contract.earlier")
         now = datetime.now(UTC)
         await subject.queue.enqueue(later, not_before=now + _ticks(subject, 4))
@@ -95,27 +117,30 @@ class SchedulingContract(_Subject):
         await _sleep(_ticks(subject, 5))
         assert (await receive_from(subject.queue)).job == later
 
-    async def test_a_bad_schedule_is_refused_and_adds_nothing(self, subject: Any) -> None:
+    async def test_a_bad_schedule_is_refused_and_adds_nothing(self, subject: QueueSubject) -> None:
         job, now = new_job("contract.bad"), datetime.now(UTC)
-        for schedule in (
+        schedules: list[_Schedule] = [
             {"delay": timedelta(seconds=1), "not_before": now},
             {"delay": timedelta(seconds=-1)},
             {"not_before": now.replace(tzinfo=None)},
             {"unique_key": ""},
-        ):
+        ]
+        for schedule in schedules:
             with pytest.raises(ValueError):  # noqa: PT011 - each names its own mistake
                 await subject.queue.enqueue(job, **schedule)
         await nothing_on(subject.queue)
 
-    async def test_the_sink_honours_not_before(self, subject: Any) -> None:
+    async def test_the_sink_honours_not_before(self, subject: QueueSubject) -> None:
         job = new_job("contract.sink_delayed")
         due = datetime.now(UTC) + _ticks(subject, 4)
-        assert await subject.sink.enqueue_many([Envelope(job, subject.queue.name, due)]) == 1
+        assert await _sink(subject).enqueue_many([Envelope(job, subject.queue.name, due)]) == 1
         await nothing_on(subject.queue)
         await _sleep(_ticks(subject, 5))
         assert (await receive_from(subject.queue)).job == job
 
-    async def test_a_unique_key_adds_nothing_while_its_job_is_ready(self, subject: Any) -> None:
+    async def test_a_unique_key_adds_nothing_while_its_job_is_ready(
+        self, subject: QueueSubject
+    ) -> None:
         first, second = new_job("contract.unique"), new_job("contract.unique")
         assert await subject.queue.enqueue(first, unique_key="k") is True
         assert await subject.queue.enqueue(second, unique_key="k") is False
@@ -123,7 +148,9 @@ class SchedulingContract(_Subject):
         assert await jobs_from(subject.queue, 2) == by_id(first, second)
         await nothing_on(subject.queue)
 
-    async def test_a_unique_key_is_held_while_running_and_freed_by_ack(self, subject: Any) -> None:
+    async def test_a_unique_key_is_held_while_running_and_freed_by_ack(
+        self, subject: QueueSubject
+    ) -> None:
         first, second = new_job("contract.unique"), new_job("contract.unique")
         await subject.queue.enqueue(first, unique_key="k")
         running = await receive_from(subject.queue)
@@ -132,7 +159,7 @@ class SchedulingContract(_Subject):
         assert await subject.queue.enqueue(second, unique_key="k") is True
         assert (await receive_from(subject.queue)).job == second
 
-    async def test_a_unique_key_is_held_while_scheduled(self, subject: Any) -> None:
+    async def test_a_unique_key_is_held_while_scheduled(self, subject: QueueSubject) -> None:
         delayed, retried = new_job("contract.unique"), new_job("contract.unique")
         await subject.queue.enqueue(delayed, unique_key="delayed", delay=timedelta(hours=1))
         assert await subject.queue.enqueue(new_job("x"), unique_key="delayed") is False
@@ -140,7 +167,9 @@ class SchedulingContract(_Subject):
         await subject.queue.nack(await receive_from(subject.queue), timedelta(hours=1))
         assert await subject.queue.enqueue(new_job("x"), unique_key="retried") is False
 
-    async def test_a_dead_job_frees_its_key_and_redrives_without_it(self, subject: Any) -> None:
+    async def test_a_dead_job_frees_its_key_and_redrives_without_it(
+        self, subject: QueueSubject
+    ) -> None:
         dead, replacement = new_job("contract.unique"), new_job("contract.unique")
         await subject.queue.enqueue(dead, unique_key="k")
         await subject.queue.dead_letter(await receive_from(subject.queue), "contract: died")
@@ -149,7 +178,9 @@ class SchedulingContract(_Subject):
         assert await subject.queue.enqueue(new_job("x"), unique_key="k") is False
         assert await jobs_from(subject.queue, 2) == by_id(dead, replacement)
 
-    async def test_concurrent_enqueues_of_one_key_add_exactly_one(self, subject: Any) -> None:
+    async def test_concurrent_enqueues_of_one_key_add_exactly_one(
+        self, subject: QueueSubject
+    ) -> None:
         added: list[bool] = []
 
         async def enqueue(n: int) -> None:
@@ -163,20 +194,20 @@ class SchedulingContract(_Subject):
         await receive_from(subject.queue)
         await nothing_on(subject.queue)
 
-    async def test_a_unique_key_spans_every_named_queue(self, subject: Any) -> None:
+    async def test_a_unique_key_spans_every_named_queue(self, subject: QueueSubject) -> None:
         assert await subject.queue.enqueue(new_job("contract.unique"), unique_key="k") is True
-        assert await subject.other.enqueue(new_job("contract.unique"), unique_key="k") is False
-        await nothing_on(subject.other)
+        assert await _other(subject).enqueue(new_job("contract.unique"), unique_key="k") is False
+        await nothing_on(_other(subject))
 
-    async def test_the_sink_adds_one_job_per_unique_key(self, subject: Any) -> None:
+    async def test_the_sink_adds_one_job_per_unique_key(self, subject: QueueSubject) -> None:
         jobs = [new_job("contract.unique", n=str(n)) for n in range(3)]
         name = subject.queue.name
         envelopes = [Envelope(jobs[0], name, unique_key="k"), Envelope(jobs[1], name, None, "k")]
-        assert await subject.sink.enqueue_many([*envelopes, Envelope(jobs[2], name)]) == 2
-        assert await subject.sink.enqueue_many([Envelope(new_job("x"), name, None, "k")]) == 0
+        assert await _sink(subject).enqueue_many([*envelopes, Envelope(jobs[2], name)]) == 2
+        assert await _sink(subject).enqueue_many([Envelope(new_job("x"), name, None, "k")]) == 0
         assert await jobs_from(subject.queue, 2) == by_id(jobs[0], jobs[2])
 
-    async def test_cancel_removes_a_ready_job_once(self, subject: Any) -> None:
+    async def test_cancel_removes_a_ready_job_once(self, subject: QueueSubject) -> None:
         job = new_job("contract.cancel")
         await subject.queue.enqueue(job, unique_key="k")
         assert await subject.queue.cancel(job.id) is True
@@ -184,7 +215,7 @@ class SchedulingContract(_Subject):
         await nothing_on(subject.queue)
         assert await subject.queue.enqueue(new_job("contract.cancel"), unique_key="k") is True
 
-    async def test_cancel_removes_a_scheduled_job(self, subject: Any) -> None:
+    async def test_cancel_removes_a_scheduled_job(self, subject: QueueSubject) -> None:
         delayed, retried = new_job("contract.cancel"), new_job("contract.cancel")
         await subject.queue.enqueue(delayed, delay=_ticks(subject, 2))
         assert await subject.queue.cancel(delayed.id) is True
@@ -194,7 +225,7 @@ class SchedulingContract(_Subject):
         await _sleep(_ticks(subject, 3))
         await nothing_on(subject.queue)
 
-    async def test_cancel_leaves_a_running_job_to_finish(self, subject: Any) -> None:
+    async def test_cancel_leaves_a_running_job_to_finish(self, subject: QueueSubject) -> None:
         job = new_job("contract.cancel")
         await subject.queue.enqueue(job)
         running = await receive_from(subject.queue)
@@ -206,57 +237,61 @@ class SchedulingContract(_Subject):
         assert await subject.dead_letters.count() == 0
 
     async def test_cancel_of_an_unknown_or_dead_job_or_another_queues_is_false(
-        self, subject: Any
+        self, subject: QueueSubject
     ) -> None:
         dead, elsewhere = new_job("contract.cancel"), new_job("contract.cancel")
         assert await subject.queue.cancel("no-such-job") is False
         await bury_on(subject.queue, dead)
         assert await subject.queue.cancel(dead.id) is False
         assert await subject.dead_letters.get(dead.id) is not None
-        await subject.other.enqueue(elsewhere)
+        await _other(subject).enqueue(elsewhere)
         assert await subject.queue.cancel(elsewhere.id) is False
-        assert (await receive_from(subject.other)).job == elsewhere
+        assert (await receive_from(_other(subject))).job == elsewhere
 
 
 class NamedQueueContract(_Subject):
     """Isolation between named queues; dead letters per queue."""
 
-    async def test_a_job_is_received_only_from_its_own_queue(self, subject: Any) -> None:
-        assert subject.queue.name != subject.other.name
+    async def test_a_job_is_received_only_from_its_own_queue(self, subject: QueueSubject) -> None:
+        assert subject.queue.name != _other(subject).name
         job = new_job("contract.named")
         await subject.queue.enqueue(job)
-        await nothing_on(subject.other)
+        await nothing_on(_other(subject))
         assert (await receive_from(subject.queue)).job == job
 
-    async def test_the_sink_sends_each_envelope_to_its_queue(self, subject: Any) -> None:
+    async def test_the_sink_sends_each_envelope_to_its_queue(self, subject: QueueSubject) -> None:
         here, there = new_job("contract.named"), new_job("contract.named")
-        envelopes = [Envelope(here, subject.queue.name), Envelope(there, subject.other.name)]
-        assert await subject.sink.enqueue_many(envelopes) == 2
-        assert (await receive_from(subject.other)).job == there
+        envelopes = [Envelope(here, subject.queue.name), Envelope(there, _other(subject).name)]
+        assert await _sink(subject).enqueue_many(envelopes) == 2
+        assert (await receive_from(_other(subject))).job == there
         assert (await receive_from(subject.queue)).job == here
-        await nothing_on(subject.other)
+        await nothing_on(_other(subject))
 
     async def test_dead_letters_are_counted_listed_and_redriven_per_queue(
-        self, subject: Any
+        self, subject: QueueSubject
     ) -> None:
         here, there = new_job("contract.named"), new_job("contract.named")
         await bury_on(subject.queue, here)
-        await bury_on(subject.other, there)
+        await bury_on(_other(subject), there)
         dlq = subject.dead_letters
         assert await dlq.count() == 2
         assert await dlq.count(queue=subject.queue.name) == 1
-        [dead] = await dlq.list(queue=subject.other.name)
-        assert (dead.job, dead.queue) == (there, subject.other.name)
+        [dead] = await dlq.list(queue=_other(subject).name)
+        assert (dead.job, dead.queue) == (there, _other(subject).name)
         assert await dlq.list(queue="contract-no-such-queue") == []
-        assert await dlq.redrive_all(queue=subject.other.name) == 1
+        assert await dlq.redrive_all(queue=_other(subject).name) == 1
         await nothing_on(subject.queue)
-        assert (await receive_from(subject.other)).job == there
+        assert (await receive_from(_other(subject))).job == there
         assert [d.job for d in await dlq.list()] == [here]
 
-    async def test_redrive_sends_a_job_back_to_the_queue_it_died_in(self, subject: Any) -> None:
+    async def test_redrive_sends_a_job_back_to_the_queue_it_died_in(
+        self, subject: QueueSubject
+    ) -> None:
         job = new_job("contract.named")
-        await bury_on(subject.other, job)
-        assert (await subject.dead_letters.get(job.id)).queue == subject.other.name
+        await bury_on(_other(subject), job)
+        dead = await subject.dead_letters.get(job.id)
+        assert dead is not None
+        assert dead.queue == _other(subject).name
         assert await subject.dead_letters.redrive(job.id) is True
         await nothing_on(subject.queue)
-        assert (await receive_from(subject.other)).job == job
+        assert (await receive_from(_other(subject))).job == job
