@@ -61,6 +61,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
 
 def _measured(config: pytest.Config) -> coverage.Coverage | None:
+    # An xdist worker holds only its share of the data; the controller checks the combined data.
+    if hasattr(config, "workerinput"):
+        return None
     plugin = config.pluginmanager.getplugin("_cov")
     controller = getattr(plugin, "cov_controller", None)
     if controller is None or config.option.collectonly:
