@@ -8,7 +8,7 @@ from datetime import timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skincare_core.jobs.backoff import backoff_delay, full_jitter_delay
+from skincare_core.jobs.backoff import backoff_delay, full_jitter_delay, receive_pause
 
 FIVE_MINUTES = timedelta(minutes=5)
 SEED_TABLE = {0: 5, 1: 2, 2: 4, 3: 8, 4: 16, 5: 32, 6: 64, 7: 64, 100: 64, -1: 5}
@@ -50,3 +50,16 @@ def test_full_jitter_stays_within_zero_and_the_backoff(attempts: int, seed: int)
 def test_full_jitter_is_reproducible_from_the_seed(attempts: int, seed: int) -> None:
     first = full_jitter_delay(attempts, random.Random(seed))
     assert first == full_jitter_delay(attempts, random.Random(seed))
+
+
+@given(st.integers(min_value=0, max_value=10_000), st.integers())
+def test_a_receive_pause_is_within_zero_and_its_doubling_ceiling(failures: int, seed: int) -> None:
+    pause = receive_pause(failures, random.Random(seed))
+    assert 0.0 <= pause <= min(1.0, 0.01 * 2 ** min(failures, 16))
+
+
+def test_the_first_retry_after_a_lost_connection_waits_at_most_10_ms() -> None:
+    rng = random.Random(7)
+    assert max(receive_pause(0, rng) for _ in range(1_000)) <= 0.01
+    # A long outage settles at no more than one receive a second, spread over [0, 1 s].
+    assert 0.5 < max(receive_pause(50, rng) for _ in range(1_000)) <= 1.0

@@ -10,7 +10,7 @@ import anyio
 import psycopg
 from psycopg.rows import AsyncRowFactory, TupleRow, tuple_row
 
-from skincare_postgres.errors import is_unavailable, unavailable_as_error
+from skincare_postgres.errors import DatabaseUnavailable, is_unavailable, unavailable_as_error
 from skincare_postgres.execution import Params, Row, fetch
 
 Setup = Callable[[psycopg.AsyncConnection[TupleRow]], Awaitable[None]]
@@ -45,7 +45,23 @@ class DedicatedConnection:
     async def rows(
         self, sql: LiteralString, params: Params, row: AsyncRowFactory[Row]
     ) -> list[Row]:
-        """Run one autocommit statement; the rows it returned, built by `row` ([] for none)."""
+        """Run one autocommit statement; the rows it returned, built by `row` ([] for none).
+
+        When a connection that worked before is found dead (a restart, pg_terminate_backend),
+        the statement runs once more at once on a new one; a second failure is raised.
+        Every statement run here may run twice: claims, acks and lease changes are at least once.
+        """
+        reused = self._conn is not None and not self._conn.closed
+        try:
+            return await self._once(sql, params, row)
+        except DatabaseUnavailable:
+            if not reused:
+                raise
+        return await self._once(sql, params, row)
+
+    async def _once(
+        self, sql: LiteralString, params: Params, row: AsyncRowFactory[Row]
+    ) -> list[Row]:
         conn = await self.get()
         try:
             with unavailable_as_error():

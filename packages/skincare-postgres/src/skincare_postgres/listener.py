@@ -10,7 +10,7 @@ from psycopg import sql
 from psycopg.rows import TupleRow
 
 from skincare_postgres.connection import DedicatedConnection
-from skincare_postgres.errors import unavailable_as_error
+from skincare_postgres.errors import is_unavailable
 
 
 class JobListener:
@@ -48,11 +48,16 @@ class JobListener:
     async def _read(self, seconds: float) -> None:
         conn = await self._conn.get()
         try:
-            with unavailable_as_error():
-                received = [n async for n in conn.notifies(timeout=seconds, stop_after=1)]
-                # Drain the backlog piled up while busy: one wake-up covers them all.
-                while received:
-                    received = [n async for n in conn.notifies(timeout=0)]
+            received = [n async for n in conn.notifies(timeout=seconds, stop_after=1)]
+            # Drain the backlog piled up while busy: one wake-up covers them all.
+            while received:
+                received = [n async for n in conn.notifies(timeout=0)]
+        except Exception as error:
+            await self._conn.close()
+            if not is_unavailable(error):
+                raise
+            # A lost LISTEN connection may have missed notifications: wake the waiters so they
+            # claim now; the next wait listens again on a new connection.
         except BaseException:
             await self._conn.close()
             raise

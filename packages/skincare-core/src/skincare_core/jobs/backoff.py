@@ -1,5 +1,5 @@
 """Retry delays: exponential backoff (5 s for attempts <= 0, else 2**min(attempts, 6) s, capped
-at 5 minutes), and an opt-in full-jitter variant of it."""
+at 5 minutes), an opt-in full-jitter variant of it, and the pause after a failed receive."""
 
 from __future__ import annotations
 
@@ -21,3 +21,15 @@ def full_jitter_delay(attempts: int, rng: random.Random) -> timedelta:
     """A uniform delay in [0, backoff_delay(attempts)]: spreads a thundering herd of retries."""
     ceiling = backoff_delay(attempts).total_seconds()
     return timedelta(seconds=rng.uniform(0.0, ceiling))
+
+
+RECEIVE_PAUSE_FIRST = 0.01
+RECEIVE_PAUSE_CAP = 1.0
+
+
+def receive_pause(failures: int, rng: random.Random) -> float:
+    """Seconds to wait after `failures` receives in a row failed: uniform in [0, 10 ms * 2**n],
+    the ceiling capped at 1 s. A lost connection is retried at once; an outage costs one try a
+    second, and many workers do not reconnect in step."""
+    ceiling = min(RECEIVE_PAUSE_CAP, RECEIVE_PAUSE_FIRST * 2 ** min(failures, 16))
+    return rng.uniform(0.0, ceiling)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
+import random
 from collections import deque
 from collections.abc import Callable
 from datetime import timedelta
 
 import anyio
 
-from skincare_core.jobs.backoff import backoff_delay
+from skincare_core.jobs.backoff import backoff_delay, receive_pause
 from skincare_core.jobs.job import Message
 from skincare_core.jobs.ports import Queue
 from skincare_core.jobs.router import Router
@@ -18,7 +19,6 @@ from skincare_core.jobs.slots import Slots
 from skincare_core.log_context import bind_fields, unbind_fields
 
 logger = logging.getLogger(__name__)
-_QUEUE_ERROR_PAUSE = 1.0
 _REFILL_WAIT = 0.005
 
 
@@ -66,6 +66,8 @@ class Worker:
         self._stopping = False
         self._work = anyio.Event()
         self._changed: anyio.Event | None = None
+        self._receive_failures = 0
+        self._rng = random.Random()
 
     @property
     def in_flight(self) -> int:
@@ -102,9 +104,11 @@ class Worker:
         try:
             messages = await self._queue.receive(wanted)
         except Exception as exc:
-            logger.error("queue.receive_failed", extra={"error": repr(exc)})
-            await anyio.sleep(_QUEUE_ERROR_PAUSE)
+            failures = self._receive_failures = self._receive_failures + 1
+            logger.error("queue.receive_failed", extra={"error": repr(exc), "failures": failures})
+            await anyio.sleep(receive_pause(failures - 1, self._rng))
             return
+        self._receive_failures = 0
         if messages:
             self._pending.extend(messages)
             self._work.set()
