@@ -15,7 +15,8 @@ import psycopg
 from psycopg.rows import AsyncRowFactory, TupleRow, tuple_row
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from skincare_postgres.errors import is_unavailable, unavailable_as_error
+from skincare_postgres.engine import libpq_conninfo
+from skincare_postgres.errors import DatabaseUnavailable, is_unavailable, unavailable_as_error
 from skincare_postgres.execution import Params, Row, fetch
 
 
@@ -53,17 +54,41 @@ class Autocommit:
         self, sql: LiteralString, params: Params, row: AsyncRowFactory[Row]
     ) -> list[Row]:
         """Every row the statement returns, built by `row`; DatabaseUnavailable when down."""
+        return await self._rows(sql, params, row, [])
+
+    async def run(self, sql: LiteralString, params: Params) -> None:
+        """Run a statement that returns nothing the caller needs."""
+        await self.rows(sql, params, tuple_row)
+
+    async def idempotent_rows(
+        self, sql: LiteralString, params: Params, row: AsyncRowFactory[Row]
+    ) -> list[Row]:
+        """`rows` for a statement that may run twice: when the pooled connection it got was
+        dead (killed, or the server restarted since), it runs once more on a new connection
+        of its own (the pool may hold more dead ones)."""
+        lost: list[bool] = []
+        try:
+            return await self._rows(sql, params, row, lost)
+        except DatabaseUnavailable:
+            if not any(lost):
+                raise
+        conninfo = libpq_conninfo(self._engine.url)
+        with unavailable_as_error():
+            async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
+                return await fetch(conn, sql, params, row)
+
+    async def _rows(
+        self, sql: LiteralString, params: Params, row: AsyncRowFactory[Row], lost: list[bool]
+    ) -> list[Row]:
         with unavailable_as_error():
             async with self._engine.connect() as conn:
                 try:
                     return await fetch(await psycopg_connection(conn), sql, params, row)
                 except BaseException as error:
+                    # Connected, then failed: the pool handed out a connection that had died.
+                    lost.append(is_unavailable(error))
                     await _discard_if_broken(conn, error)
                     raise
-
-    async def run(self, sql: LiteralString, params: Params) -> None:
-        """Run a statement that returns nothing the caller needs."""
-        await self.rows(sql, params, tuple_row)
 
 
 async def psycopg_connection(conn: AsyncConnection) -> psycopg.AsyncConnection[TupleRow]:

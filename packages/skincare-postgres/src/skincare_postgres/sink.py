@@ -56,5 +56,6 @@ class PostgresSink:
             "delay": delay,
             "channel": self._channel,
         }
-        [row] = await self._autocommit.rows(sql.ENQUEUE, params, dict_row)
+        # Client-made ids and ON CONFLICT DO NOTHING make a second run add nothing twice.
+        [row] = await self._autocommit.idempotent_rows(sql.ENQUEUE, params, dict_row)
         return int(row["added"])
