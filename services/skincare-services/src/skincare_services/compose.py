@@ -7,8 +7,10 @@ loads Litestar, and boto3 loads only where SQS, SES or S3 is configured.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+import random
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
+from datetime import timedelta
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
@@ -16,6 +18,7 @@ from attrs import frozen
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.backoff import full_jitter_delay
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.jobs.router import Handler, Router
 from skincare_core.jobs.worker import Worker
@@ -24,6 +27,7 @@ from skincare_core.shop.checkout import CheckoutService
 from skincare_core.shop.handlers import build_router
 from skincare_core.shop.job_types import SHOP_ROUTES
 from skincare_core.shop.ports import EmailService, InvoiceStore, UnitOfWorkFactory
+from skincare_core.shop.retry_policies import SHOP_RETRY_POLICIES
 from skincare_core.shop.system_clock import SystemClock
 from skincare_core.shop.webhooks import PaymentWebhookService
 from skincare_email import MaildirEmailService, SmtpEmailService
@@ -201,6 +205,16 @@ def _worker(*, settings: Settings, backend: Backend, router: Router, queue: str)
         router=router,
         concurrency=settings.worker_queues[queue],
         max_attempts=settings.max_attempts,
+        # Full jitter for a team's own job types too; the shop's types have their own policies.
+        backoff=_jittered_backoff(random.Random()),
+        retry_policies=SHOP_RETRY_POLICIES,
         visibility_timeout=settings.visibility_timeout,
         shutdown_grace=settings.shutdown_grace,
     )
+
+
+def _jittered_backoff(rng: random.Random) -> Callable[[int], timedelta]:
+    def delay(attempts: int) -> timedelta:
+        return full_jitter_delay(attempts, rng)
+
+    return delay

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import random
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
@@ -11,6 +12,7 @@ import anyio
 from skincare_core.jobs.errors import PermanentJobError, RetryLater
 from skincare_core.jobs.job import Message
 from skincare_core.jobs.ports import Queue
+from skincare_core.jobs.retry import RetryPolicies
 from skincare_core.jobs.router import Router
 from skincare_core.jobs.slots import Slot
 
@@ -33,17 +35,20 @@ class Settler:
         max_attempts: int,
         job_timeout: float,
         backoff: Callable[[int], timedelta],
+        policies: RetryPolicies,
     ) -> None:
         self._queue = queue
         self._router = router
         self._max_attempts = max_attempts
         self._job_timeout = job_timeout
         self._backoff = backoff
+        self._policies = policies
+        self._rng = random.Random()
 
     async def run(self, slot: Slot) -> None:
         """Dispatch the slot's job and settle it; a cancelled job is nacked, then re-raised."""
         message = slot.message
-        if message.attempts > self._max_attempts:
+        if message.attempts > self._attempts_of(message):
             reason = f"crashed: {message.attempts - 1} deliveries never finished"
             await self._dead_letter(message, reason)
             return
@@ -65,13 +70,23 @@ class Settler:
         """Dead-letter a permanent error or the last attempt; otherwise nack with a delay."""
         error = f"{type(exc).__name__}: {exc}"
         # RetryLater only replaces the backoff delay; it still counts toward max_attempts.
-        if isinstance(exc, PermanentJobError) or message.attempts >= self._max_attempts:
+        if isinstance(exc, PermanentJobError) or message.attempts >= self._attempts_of(message):
             await self._dead_letter(message, error)
             return
-        delay = exc.delay if isinstance(exc, RetryLater) else self._backoff(message.attempts)
+        delay = exc.delay if isinstance(exc, RetryLater) else self._delay(message)
         fields = _fields(message, delay=delay.total_seconds(), error=error)
         logger.warning("job.retry", extra=fields)
         await self.safely(self._queue.nack, message, delay)
+
+    def _attempts_of(self, message: Message) -> int:
+        policy = self._policies.get(message.job.type)
+        return self._max_attempts if policy is None else policy.attempts
+
+    def _delay(self, message: Message) -> timedelta:
+        policy = self._policies.get(message.job.type)
+        if policy is None:
+            return self._backoff(message.attempts)
+        return policy.delay(message.attempts, self._rng)
 
     async def _cancelled(self, slot: Slot) -> None:
         if slot.timed_out:

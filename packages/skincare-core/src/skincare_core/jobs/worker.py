@@ -13,6 +13,7 @@ import anyio
 from skincare_core.jobs.backoff import backoff_delay, receive_pause
 from skincare_core.jobs.job import Message
 from skincare_core.jobs.ports import Queue
+from skincare_core.jobs.retry import RetryPolicies
 from skincare_core.jobs.router import Router
 from skincare_core.jobs.settle import Settler
 from skincare_core.jobs.slots import Slots
@@ -28,6 +29,7 @@ class Worker:
     `concurrency` runner tasks live as long as the worker and take received messages from a
     deque: a job costs no task, timer or cancel scope of its own (profiling showed those were
     most of the engine's cost per job). One watchdog enforces job timeouts, one loop keeps leases.
+    `max_attempts` and `backoff` are the retry rule of every job type `retry_policies` leaves out.
     """
 
     def __init__(
@@ -42,6 +44,7 @@ class Worker:
         shutdown_grace: timedelta = timedelta(seconds=25),
         receive_batch: int = 10,
         backoff: Callable[[int], timedelta] = backoff_delay,
+        retry_policies: RetryPolicies | None = None,
     ) -> None:
         if concurrency < 1 or max_attempts < 1 or receive_batch < 1:
             raise ValueError("concurrency, max_attempts and receive_batch must be >= 1")
@@ -55,6 +58,7 @@ class Worker:
             max_attempts=max_attempts,
             job_timeout=job_timeout.total_seconds(),
             backoff=backoff,
+            policies=retry_policies or {},
         )
         self._concurrency = concurrency
         self._job_timeout = job_timeout.total_seconds()
