@@ -20,7 +20,7 @@ import boto3
 from bench.noop_drain import drain_seconds
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import new_job
-from skincare_sqs import SqsQueue, ensure_queues
+from skincare_sqs import SqsQueue, ensure_queue
 
 if TYPE_CHECKING:
     from types_boto3_sqs.client import SQSClient
@@ -62,7 +62,7 @@ class RequestCounter:
 
 async def drain(client: SQSClient, count: int, batch: int) -> Row:
     """Enqueue `count` no-op jobs; drain them through one Worker (16 slots) at receive `batch`."""
-    urls = ensure_queues(client, f"bench-{uuid.uuid4().hex[:8]}", visibility_timeout=30)
+    urls = ensure_queue(client, f"bench-{uuid.uuid4().hex[:8]}", visibility_timeout=30)
     queue = SqsQueue(client, queue_url=urls.queue_url, dlq_url=urls.dlq_url, wait_time_seconds=1)
     await queue.enqueue_many([Envelope(new_job("noop", n=str(n))) for n in range(count)])
     counter, requests = RequestCounter(client), 0

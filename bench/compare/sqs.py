@@ -23,7 +23,7 @@ from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.router import Router
 from skincare_core.jobs.worker import Worker
-from skincare_sqs import SqsQueue, ensure_queues
+from skincare_sqs import SqsQueue, ensure_queue
 
 if TYPE_CHECKING:
     from types_boto3_sqs.client import SQSClient
@@ -67,7 +67,7 @@ async def sqs_run(variant: Variant, jobs: int) -> dict[str, float]:
         counts: collections.Counter[str] = collections.Counter()
         client = _client(endpoint)
         client.meta.events.register("before-send.sqs", _counting(counts))
-        urls = await anyio.to_thread.run_sync(ensure_queues, _client(endpoint), "bench")
+        urls = await anyio.to_thread.run_sync(ensure_queue, _client(endpoint), "bench")
         queue = SqsQueue(
             client, queue_url=urls.queue_url, dlq_url=urls.dlq_url, wait_time_seconds=1
         )

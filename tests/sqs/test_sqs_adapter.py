@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.errors import JobTooLarge, Unavailable
 from skincare_core.jobs.job import Message, new_job
-from skincare_sqs import SqsQueue, SqsUnavailable, ensure_queues
+from skincare_sqs import SqsQueue, SqsUnavailable, ensure_queue
 from skincare_sqs.stamps import INVALID_BODY_TYPE
 from skincare_sqs.wire import MAX_VISIBILITY_SECONDS, visibility_seconds
 
@@ -86,8 +86,8 @@ async def test_a_body_that_is_not_a_job_goes_to_the_dlq_with_the_reason(
 
 
 def test_ensure_queues_is_idempotent_and_converges(sqs_client: Any) -> None:
-    first = ensure_queues(sqs_client, "provisioned", max_receive_count=3, visibility_timeout=7)
-    again = ensure_queues(sqs_client, "provisioned", max_receive_count=4, visibility_timeout=9)
+    first = ensure_queue(sqs_client, "provisioned", max_receive_count=3, visibility_timeout=7)
+    again = ensure_queue(sqs_client, "provisioned", max_receive_count=4, visibility_timeout=9)
     assert again == first
     assert first.dlq_url.endswith("provisioned-dlq")
     attrs = sqs_client.get_queue_attributes(QueueUrl=first.queue_url, AttributeNames=["All"])
@@ -161,7 +161,7 @@ async def test_an_unreachable_endpoint_raises_sqs_unavailable(closed_port: int) 
     with pytest.raises(SqsUnavailable):
         await queue.count()
     with pytest.raises(SqsUnavailable):
-        ensure_queues(client, "gone")
+        ensure_queue(client, "gone")
     # The HTTP edge answers 503 for core's Unavailable without knowing this adapter.
     with pytest.raises(Unavailable):
         await queue.count()
@@ -206,21 +206,3 @@ def test_a_long_poll_as_long_as_the_read_timeout_is_refused(moto_endpoint: str) 
     with pytest.raises(ValueError, match=r"wait_time_seconds \(5\) must be below .* \(5 s\)"):
         SqsQueue(client, queue_url="q", dlq_url="d", wait_time_seconds=5)
     assert SqsQueue(client, queue_url="q", dlq_url="d", wait_time_seconds=4)
-
-
-async def test_until_issue_17_lands_on_sqs_a_delay_is_delay_seconds_and_keys_are_refused(
-    sqs_client: Any, fresh_queues: Provision
-) -> None:
-    queue = _queue(sqs_client, fresh_queues(), wait=0)
-    job = new_job("delayed")
-    with counting(sqs_client) as sent:
-        assert await queue.enqueue(job, delay=timedelta(seconds=1)) is True
-        assert await queue.receive(1) == []
-        with pytest.raises(ValueError, match="at most 0:15:00"):
-            await queue.enqueue(new_job("t"), delay=timedelta(minutes=16))
-        with pytest.raises(ValueError, match="unique key"):
-            await queue.enqueue(new_job("t"), unique_key="k")
-    assert sent == ["SendMessage", "ReceiveMessage"]
-    await anyio.sleep(1.2)
-    assert [m.job for m in await queue.receive(1)] == [job]
-    assert await queue.cancel(job.id) is False

@@ -4,24 +4,22 @@ from __future__ import annotations
 
 import socket
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
 import anyio
 import boto3
-import psycopg
 import pytest
 from botocore.config import Config
 from moto.server import ThreadedMotoServer
 from sqlalchemy import text
-from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.job import new_job
 from skincare_core.jobs.relay import OutboxRelay
-from skincare_postgres import PostgresDatabase, PostgresOutboxStorage, create_engine, upgrade
-from skincare_sqs import SqsQueue, ensure_queues
+from skincare_postgres import PostgresDatabase, PostgresOutboxStorage
+from skincare_sqs import SqsQueue, ensure_queue
 
 pytestmark = pytest.mark.anyio
 
@@ -53,20 +51,6 @@ def moto() -> Iterator[RestartableMoto]:
     server.stop()
 
 
-@pytest.fixture
-async def engine(postgres_url: str) -> AsyncIterator[AsyncEngine]:
-    """An engine on a fresh, migrated database of the session's server."""
-    name = f"sqs_relay_{uuid.uuid4().hex[:8]}"
-    admin = make_url(postgres_url).set(drivername="postgresql")
-    with psycopg.connect(admin.render_as_string(hide_password=False), autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    url = make_url(postgres_url).set(database=name).render_as_string(hide_password=False)
-    upgrade(url)
-    engine = create_engine(url)
-    yield engine
-    await engine.dispose()
-
-
 @pytest.mark.slow
 async def test_jobs_committed_while_sqs_is_down_arrive_once_after_it_returns(
     moto: RestartableMoto, engine: AsyncEngine, moto_endpoint: str
@@ -77,7 +61,7 @@ async def test_jobs_committed_while_sqs_is_down_arrive_once_after_it_returns(
         endpoint_url=f"http://127.0.0.1:{moto.port}",
         config=Config(connect_timeout=1, read_timeout=5, retries={"max_attempts": 1}),
     )
-    urls = ensure_queues(client, f"relay-{uuid.uuid4().hex[:8]}", visibility_timeout=30)
+    urls = ensure_queue(client, f"relay-{uuid.uuid4().hex[:8]}", visibility_timeout=30)
     sqs = SqsQueue(client, queue_url=urls.queue_url, dlq_url=urls.dlq_url, wait_time_seconds=0)
     db = PostgresDatabase(engine)
     moto.stop()
@@ -119,7 +103,7 @@ async def test_a_failed_send_releases_its_rows_so_the_backlog_moves_soon_after_s
         endpoint_url=f"http://127.0.0.1:{moto.port}",
         config=Config(connect_timeout=1, read_timeout=5, retries={"max_attempts": 1}),
     )
-    urls = ensure_queues(client, f"release-{uuid.uuid4().hex[:8]}", visibility_timeout=30)
+    urls = ensure_queue(client, f"release-{uuid.uuid4().hex[:8]}", visibility_timeout=30)
     sqs = SqsQueue(client, queue_url=urls.queue_url, dlq_url=urls.dlq_url, wait_time_seconds=0)
     db = PostgresDatabase(engine)
     jobs = [new_job("relayed", n=str(n)) for n in range(25)]

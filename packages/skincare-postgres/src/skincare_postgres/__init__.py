@@ -1,9 +1,10 @@
 """PostgreSQL adapters: schema, migrations, unit of work, repositories and the Postgres queue
-(`postgres_backend`; `postgres_outbox_storage` for a relay to another queue)."""
+(`postgres_backend`; `postgres_job_ledger` for the SQS backend's outbox and ledger)."""
 
-from skincare_postgres.backend import postgres_backend, postgres_outbox_storage
+from skincare_postgres.backend import postgres_backend, postgres_job_ledger
 from skincare_postgres.engine import create_engine
 from skincare_postgres.errors import DatabaseUnavailable
+from skincare_postgres.job_ledger import PostgresJobLedger
 from skincare_postgres.migrations import downgrade, upgrade
 from skincare_postgres.outbox_storage import PostgresOutboxStorage
 from skincare_postgres.queue import PostgresQueue
@@ -15,6 +16,7 @@ __all__ = [
     "JOBS_CHANNEL",
     "DatabaseUnavailable",
     "PostgresDatabase",
+    "PostgresJobLedger",
     "PostgresOutboxStorage",
     "PostgresQueue",
     "PostgresSink",
@@ -23,6 +25,6 @@ __all__ = [
     "downgrade",
     "metadata",
     "postgres_backend",
-    "postgres_outbox_storage",
+    "postgres_job_ledger",
     "upgrade",
 ]

@@ -1,4 +1,4 @@
-"""The Postgres queue in the backend shape, and the outbox storage a relay to another queue reads.
+"""The Postgres queue in the backend shape, and the SQS backend's job ledger and outbox.
 
 Both take an engine they do not own (the caller disposes of it) and close the connections they
 open themselves on exit.
@@ -13,10 +13,9 @@ from datetime import timedelta
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.backend import Backend
-from skincare_core.jobs.ports import OutboxStorage
 from skincare_core.jobs.routing import DEFAULT_QUEUE
 from skincare_postgres.dead_letters import PostgresDeadLetters
-from skincare_postgres.outbox_storage import PostgresOutboxStorage
+from skincare_postgres.job_ledger import PostgresJobLedger
 from skincare_postgres.queue import PostgresQueue
 from skincare_postgres.sink import PostgresSink
 from skincare_postgres.stats import PostgresQueueStats
@@ -56,7 +55,9 @@ async def postgres_backend(
 
 
 @asynccontextmanager
-async def postgres_outbox_storage(engine: AsyncEngine) -> AsyncIterator[OutboxStorage]:
-    """The committed outbox rows of every named queue, for a relay that forwards them to another
-    queue (SQS)."""
-    yield PostgresOutboxStorage(engine)
+async def postgres_job_ledger(
+    engine: AsyncEngine, *, window: timedelta
+) -> AsyncIterator[PostgresJobLedger]:
+    """The outbox rows of every named queue, for a relay that forwards them to SQS when they are
+    due within `window`, and the ledger that keeps each job's row until it ends."""
+    yield PostgresJobLedger(engine, window=window)

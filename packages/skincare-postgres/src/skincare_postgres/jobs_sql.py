@@ -19,16 +19,6 @@ class Claimed(NamedTuple):
     receipt: str
 
 
-class OutboxClaimed(NamedTuple):
-    """A row `OUTBOX_CLAIM` returns: the job, where it goes, and the relay's lease."""
-
-    id: str
-    body: str
-    queue: str
-    unique_key: str | None
-    receipt: str
-
-
 # One statement claims a batch of one queue: SKIP LOCKED lets claimers pass each other; the
 # lease pushes available_at forward, so the partial index ix_jobs_claim (queue, available_at)
 # also finds expired leases, and walks only this queue's rows in due order.
@@ -46,16 +36,6 @@ SELECT EXTRACT(EPOCH FROM min(available_at) - now())::float8 AS seconds
 FROM jobs WHERE status = 'ready' AND queue = %(queue)s
 """
 
-# The relay's claim (another queue is the real one): due rows of any named queue.
-OUTBOX_CLAIM = """
-UPDATE jobs SET attempts = attempts + 1, receipt = gen_random_uuid(),
-    available_at = now() + %(visibility)s, lease_expires_at = now() + %(visibility)s
-WHERE id = ANY(ARRAY(
-    SELECT id FROM jobs WHERE status = 'ready' AND available_at <= now()
-    LIMIT %(limit)s FOR UPDATE SKIP LOCKED))
-RETURNING id, body, queue, unique_key, receipt::text AS receipt
-"""
-
 # A running job (a live lease) is left alone: only a waiting or scheduled row is deleted.
 CANCEL = """
 DELETE FROM jobs WHERE id = %(id)s AND queue = %(queue)s AND status = 'ready'
@@ -65,13 +45,6 @@ RETURNING 1
 
 # Receipts are fresh UUIDs per lease: a row whose current receipt is listed was leased by it.
 ACK = "DELETE FROM jobs WHERE id = ANY(%(ids)s) AND receipt = ANY(%(receipts)s::uuid[])"
-
-MARK_SENT = "DELETE FROM jobs WHERE receipt = ANY(%(receipts)s::uuid[])"
-
-RELEASE = """
-UPDATE jobs SET available_at = now(), receipt = NULL, lease_expires_at = NULL
-WHERE receipt = ANY(%(receipts)s::uuid[])
-"""
 
 NACK = """
 WITH moved AS (

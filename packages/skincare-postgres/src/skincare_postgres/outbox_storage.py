@@ -11,26 +11,38 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from skincare_core.jobs.codec import decode_job
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.errors import InvalidJob
-from skincare_postgres import jobs_sql as sql
+from skincare_postgres import ledger_sql as sql
 from skincare_postgres.driver import Autocommit
 
 _CLAIMED = class_row(sql.OutboxClaimed)
 
 
 class PostgresOutboxStorage:
-    """OutboxStorage over the jobs table: due rows of every named queue, leased for `lease`
-    while the relay sends them, deleted once sent, released at once when the send failed. A
-    body that does not decode is buried."""
+    """OutboxStorage over the jobs table: rows of every named queue due within `window`, with
+    their due time as `not_before`, leased for `lease` while the relay sends them, kept as the
+    job's ledger row once sent (`PostgresJobLedger`), released at once when the send failed. A
+    body that does not decode is buried.
 
-    def __init__(self, engine: AsyncEngine, *, lease: timedelta = timedelta(seconds=30)) -> None:
+    `window` is how far ahead the queue can delay a message itself (SQS: 15 minutes); a job due
+    later waits here until it is that close.
+    """
+
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        *,
+        lease: timedelta = timedelta(seconds=30),
+        window: timedelta = timedelta(0),
+    ) -> None:
         self._autocommit = Autocommit(engine)
         self._lease = lease
+        self._window = window
 
     async def claim(self, limit: int) -> Sequence[tuple[str, Envelope]]:
-        """Lease up to `limit` due rows as (receipt, envelope)."""
-        params = {"visibility": self._lease, "limit": limit}
+        """Lease up to `limit` rows due within the window as (receipt, envelope)."""
+        params = {"lease": self._lease, "window": self._window, "limit": limit}
         claimed = []
-        for row in await self._autocommit.rows(sql.OUTBOX_CLAIM, params, _CLAIMED):
+        for row in await self._autocommit.rows(sql.CLAIM, params, _CLAIMED):
             try:
                 job = decode_job(row.body)
             except InvalidJob as error:
@@ -38,15 +50,16 @@ class PostgresOutboxStorage:
                     sql.BURY_UNREADABLE, {"id": row.id, "reason": str(error)}
                 )
                 continue
-            claimed.append((row.receipt, Envelope(job, row.queue, None, row.unique_key)))
+            claimed.append((row.receipt, Envelope(job, row.queue, row.due, row.unique_key)))
         return claimed
 
     async def mark_sent(self, handles: Sequence[str]) -> None:
-        """The relay sent these jobs on; delete them."""
+        """The relay sent these jobs on: their rows stay, `sent`, until the jobs end."""
         if handles:
             await self._autocommit.run(sql.MARK_SENT, {"receipts": list(handles)})
 
     async def release(self, handles: Sequence[str]) -> None:
-        """The relay could not send these jobs: claimable again at once."""
+        """The relay could not send these jobs: claimable again at once, still due when they
+        were."""
         if handles:
             await self._autocommit.run(sql.RELEASE, {"receipts": list(handles)})

@@ -36,9 +36,11 @@ def queue_channel(channel: str, queue: str) -> str:
     return f"{channel}.{queue}"
 
 
-JOB_STATUSES = ("ready", "dead")
+JOB_STATUSES = ("ready", "sent", "running", "cancelled", "dead")
 """A job row is waiting, scheduled or leased (`ready`) or a dead letter (`dead`); acked and
-cancelled rows are deleted."""
+cancelled rows are deleted. With SQS as the queue a row sent on stays as the job's ledger entry:
+`sent` (in SQS), `running` (received) or `cancelled` (a tombstone its worker acks unrun)."""
+
 
 metadata = MetaData(
     naming_convention={
@@ -215,6 +217,6 @@ jobs = Table(
         "uq_jobs_unique_key",
         "unique_key",
         unique=True,
-        postgresql_where=text("status = 'ready' AND unique_key IS NOT NULL"),
+        postgresql_where=text("status IN ('ready', 'sent', 'running') AND unique_key IS NOT NULL"),
     ),
 )

@@ -1,8 +1,21 @@
-"""Amazon SQS adapter: queue, dead-letter queue, redrive and provisioning; `sqs_backend`."""
+"""Amazon SQS adapter: a queue and dead-letter queue per named queue, redrive, provisioning, and
+the job ledger port its unique keys, cancels and long delays rest on; `sqs_backend`."""
 
 from skincare_sqs.backend import sqs_backend
 from skincare_sqs.errors import SqsUnavailable
-from skincare_sqs.provisioning import QueueUrls, ensure_queues
+from skincare_sqs.ledger import JobLedger
+from skincare_sqs.provisioning import QueueUrls, ensure_queue, ensure_queues, queue_urls
 from skincare_sqs.queue import SqsQueue
+from skincare_sqs.sending import MAX_DELAY
 
-__all__ = ["QueueUrls", "SqsQueue", "SqsUnavailable", "ensure_queues", "sqs_backend"]
+__all__ = [
+    "MAX_DELAY",
+    "JobLedger",
+    "QueueUrls",
+    "SqsQueue",
+    "SqsUnavailable",
+    "ensure_queue",
+    "ensure_queues",
+    "queue_urls",
+    "sqs_backend",
+]

@@ -1,15 +1,18 @@
-"""The SQS queue in the backend shape, with the outbox storage its relay forwards from."""
+"""The SQS backend: one SQS queue and DLQ per named queue, and the job ledger beside them."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
 from skincare_core.jobs.backend import Backend
-from skincare_core.jobs.ports import OutboxStorage
-from skincare_core.jobs.routing import DEFAULT_QUEUE
+from skincare_sqs.every_dead_letter import EveryDeadLetter
+from skincare_sqs.ledger import JobLedger
+from skincare_sqs.provisioning import QueueUrls
 from skincare_sqs.queue import SqsQueue
+from skincare_sqs.sending import Sender
+from skincare_sqs.sink import RelayedOutbox, SqsSink
 from skincare_sqs.stats import SqsQueueStats
 
 if TYPE_CHECKING:
@@ -20,24 +23,41 @@ if TYPE_CHECKING:
 async def sqs_backend(
     client: SQSClient,
     *,
-    queue_url: str,
-    dlq_url: str,
-    outbox: OutboxStorage | None,
+    urls: Mapping[str, QueueUrls],
+    ledger: JobLedger,
+    queues: Iterable[str],
     wait_time_seconds: int = 20,
-    queues: Iterable[str] = (DEFAULT_QUEUE,),
 ) -> AsyncIterator[Backend]:
-    """The source queue and its DLQ as queue, dead letters, sink and stats.
+    """A `SqsQueue` per named queue in `queues`; the dead letters, sink and stats of every named
+    queue in `urls` (the SQS queue and DLQ of each, see `ensure_queues`).
 
-    The business transaction cannot write to SQS, so its jobs wait in `outbox` (the database's
-    outbox storage, entered by the caller) and a relay forwards them; None runs no relay. The
-    boto3 client is the caller's; the queue holds no connection of its own to close.
-
-    Every name in `queues` is served by the one SQS queue for now: named queues are not isolated
-    from each other on SQS yet.
+    `ledger` is the database's outbox and job ledger (entered by the caller): the business
+    transaction's jobs wait there, a relay (the backend's `outbox`) sends them when they are due
+    within 15 minutes, and each job's row keeps its unique key and its cancellation until it
+    ends (`skincare_sqs.ledger`). The boto3 client is the caller's; nothing here needs closing.
+    A queue of `queues` missing from `urls` is a ValueError.
     """
-    queue = SqsQueue(
-        client, queue_url=queue_url, dlq_url=dlq_url, wait_time_seconds=wait_time_seconds
+    missing = sorted(set(queues) - set(urls))
+    if missing:
+        raise ValueError(f"no SQS queue for the named queue(s) {', '.join(missing)}")
+    every = {
+        name: SqsQueue(
+            client,
+            queue_url=pair.queue_url,
+            dlq_url=pair.dlq_url,
+            wait_time_seconds=wait_time_seconds,
+            name=name,
+            ledger=ledger,
+        )
+        for name, pair in urls.items()
+    }
+    outbox = RelayedOutbox(ledger)
+    senders = {name: Sender(client, pair.queue_url) for name, pair in urls.items()}
+    pairs = [(pair.queue_url, pair.dlq_url) for pair in urls.values()]
+    yield Backend(
+        queues={name: every[name] for name in queues},
+        dead_letters=EveryDeadLetter(every),
+        sink=SqsSink(senders, ledger=ledger, outbox=outbox),
+        outbox=outbox,
+        stats=SqsQueueStats(client, pairs),
     )
-    stats = SqsQueueStats(client, queue_url=queue_url, dlq_url=dlq_url)
-    served = dict.fromkeys(queues, queue)
-    yield Backend(queues=served, dead_letters=queue, sink=queue, outbox=outbox, stats=stats)

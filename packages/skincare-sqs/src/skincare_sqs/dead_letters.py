@@ -12,8 +12,12 @@ import builtins
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import attrs
+
 from skincare_core.jobs.ports import DeadLetter
+from skincare_core.jobs.routing import DEFAULT_QUEUE
 from skincare_sqs.calls import call
+from skincare_sqs.ledger import JobLedger
 from skincare_sqs.moves import move
 from skincare_sqs.stamps import dead_letter_of, first_look_stamp, has_stamp, job_of
 from skincare_sqs.wire import Attributes, SqsMessage, attribute, string
@@ -30,15 +34,25 @@ _BATCH = 10
 
 
 class SqsDeadLetters:
-    """The operator's view of one source queue's DLQ."""
+    """The operator's view of the DLQ of one source queue, the named queue `name`. A redriven job
+    is recorded in the `ledger` (if any) before it is sent: in SQS again, holding no key."""
 
     def __init__(
-        self, client: SQSClient, *, queue_url: str, dlq_url: str, hold_seconds: int
+        self,
+        client: SQSClient,
+        *,
+        queue_url: str,
+        dlq_url: str,
+        hold_seconds: int,
+        name: str = DEFAULT_QUEUE,
+        ledger: JobLedger | None = None,
     ) -> None:
         self._client = client
         self._queue_url = queue_url
         self._dlq_url = dlq_url
         self._hold = hold_seconds
+        self._name = name
+        self._ledger = ledger
 
     async def count(self) -> int:
         """Visible plus in-flight messages of the DLQ (SQS's approximate counts)."""
@@ -56,7 +70,7 @@ class SqsDeadLetters:
     ) -> builtins.list[DeadLetter]:
         """Dead jobs, oldest first; the messages are released again at once."""
         messages = await self._stamp_or_release(await self._take_all())
-        dead = sorted((dead_letter_of(m) for m in messages), key=lambda d: d.dead_at)
+        dead = sorted((self._dead_letter(m) for m in messages), key=lambda d: d.dead_at)
         return [d for d in dead if job_type is None or d.job.type == job_type][:limit]
 
     async def get(self, job_id: str) -> DeadLetter | None:
@@ -64,7 +78,7 @@ class SqsDeadLetters:
         taken = await self._take_all(until=lambda m: _job_id(m) == job_id)
         messages = await self._stamp_or_release(taken)
         found = [m for m in messages if _job_id(m) == job_id]
-        return dead_letter_of(found[0]) if found else None
+        return self._dead_letter(found[0]) if found else None
 
     async def redrive(self, job_id: str) -> bool:
         """Send the dead job(s) with this id back to the source queue."""
@@ -84,10 +98,16 @@ class SqsDeadLetters:
         messages = await self._take_all()
         chosen = [m for m in messages if wanted(m)]
         await self._stamp_or_release([m for m in messages if not wanted(m)])
+        if self._ledger is not None:
+            jobs = [job_of(m) for m in chosen]
+            await self._ledger.resent([(job.id, job.type, self._name) for job in jobs])
         for message in chosen:
             # A new message in the source queue: its receive count, so attempts, starts at 0.
             await self._move(message, _job_attributes(message), to_url=self._queue_url)
         return len(chosen)
+
+    def _dead_letter(self, message: SqsMessage) -> DeadLetter:
+        return attrs.evolve(dead_letter_of(message), queue=self._name)
 
     async def _stamp_or_release(
         self, messages: builtins.list[SqsMessage]

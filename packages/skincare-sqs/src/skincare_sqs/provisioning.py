@@ -1,8 +1,10 @@
-"""Creating a queue and its dead-letter queue with a redrive policy, idempotently."""
+"""Creating each named queue's SQS queue and dead-letter queue with a redrive policy,
+idempotently; finding them again by name."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from attrs import frozen
@@ -23,7 +25,45 @@ class QueueUrls:
     dlq_url: str
 
 
+def queue_name(prefix: str, queue: str) -> str:
+    """The SQS queue of a named queue: `<prefix>-<queue>` (its DLQ adds `-dlq`)."""
+    return f"{prefix}-{queue}"
+
+
 def ensure_queues(
+    client: SQSClient,
+    prefix: str,
+    queues: Iterable[str],
+    *,
+    max_receive_count: int = 5,
+    visibility_timeout: int = 30,
+) -> dict[str, QueueUrls]:
+    """Create `<prefix>-<queue>` and its `-dlq` for each named queue unless they exist; the
+    urls by named queue. Blocking, like `ensure_queue`."""
+    return {
+        queue: ensure_queue(
+            client,
+            queue_name(prefix, queue),
+            max_receive_count=max_receive_count,
+            visibility_timeout=visibility_timeout,
+        )
+        for queue in queues
+    }
+
+
+def queue_urls(client: SQSClient, prefix: str, queues: Iterable[str]) -> dict[str, QueueUrls]:
+    """The urls of each named queue's SQS queue and DLQ, which must exist (`ensure_queues`);
+    SqsUnavailable naming the missing queue. Blocking."""
+    urls = {}
+    for queue in queues:
+        name = queue_name(prefix, queue)
+        source = call(client.get_queue_url, QueueName=name)["QueueUrl"]
+        dlq = call(client.get_queue_url, QueueName=f"{name}-dlq")["QueueUrl"]
+        urls[queue] = QueueUrls(queue_url=str(source), dlq_url=str(dlq))
+    return urls
+
+
+def ensure_queue(
     client: SQSClient, name: str, *, max_receive_count: int = 5, visibility_timeout: int = 30
 ) -> QueueUrls:
     """Create `<name>-dlq` and `<name>` (redrive policy to the DLQ) unless they exist.

@@ -1,19 +1,20 @@
-"""SqsQueue: the core Queue, JobSink and DeadLetters ports on Amazon SQS (boto3 in threads).
+"""SqsQueue: the core Queue, JobSink and DeadLetters ports on one Amazon SQS queue and its DLQ
+(boto3 in threads).
 
-Named queues, unique keys, cancel and delays past SQS's 15 minutes are not built on SQS yet:
-one SQS queue serves every named queue (see `sqs_backend`), a direct enqueue takes a delay of up
-to 15 minutes and no unique key, and cancel finds nothing.
+With a job ledger (`skincare_sqs.ledger`, the database beside the outbox) it keeps the whole
+queue contract: unique keys, cancel and delays past SQS's 15 minutes. Without one it is SQS
+alone: delays of up to 15 minutes, no unique keys (a ValueError), and cancel finds nothing.
 """
 
 from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from skincare_core.jobs.codec import decode_job, encode_job
-from skincare_core.jobs.envelope import Envelope, due_at
+from skincare_core.jobs.envelope import Envelope, check_unique_key, due_at
 from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import Job, Message
 from skincare_core.jobs.ports import DeadLetter
@@ -22,9 +23,11 @@ from skincare_sqs.acks import AckBatcher
 from skincare_sqs.calls import call, call_on_receipt
 from skincare_sqs.dead_lettering import DeadLettering
 from skincare_sqs.dead_letters import SqsDeadLetters
-from skincare_sqs.errors import SqsUnavailable
 from skincare_sqs.leases import Leases
+from skincare_sqs.ledger import JobLedger
+from skincare_sqs.ledgered import enqueue_through
 from skincare_sqs.received import ReceivedBodies
+from skincare_sqs.sending import MAX_DELAY, Sender, now
 from skincare_sqs.wire import SqsMessage, job_attributes, receive_count, visibility_seconds
 
 if TYPE_CHECKING:
@@ -32,12 +35,10 @@ if TYPE_CHECKING:
     from types_boto3_sqs.type_defs import (
         DeleteMessageBatchRequestEntryTypeDef,
         DeleteMessageBatchResultTypeDef,
-        SendMessageBatchRequestEntryTypeDef,
     )
 
+__all__ = ["MAX_DELAY", "SqsQueue"]
 _BATCH = 10
-MAX_DELAY = timedelta(minutes=15)
-"""SQS's DelaySeconds limit."""
 
 
 class SqsQueue:
@@ -55,10 +56,14 @@ class SqsQueue:
         ack_linger: timedelta = timedelta(milliseconds=2),
         dead_letter_hold: timedelta = timedelta(seconds=5),
         name: str = DEFAULT_QUEUE,
+        ledger: JobLedger | None = None,
     ) -> None:
         _check_long_poll(client, wait_time_seconds)
         self.name = name
         self._client = client
+        self._ledger = ledger
+        self._sender = Sender(client, queue_url)
+        self._running = ReceivedBodies()  # receipt -> id of a job the ledger marked running
         self._queue_url = queue_url
         self._dlq_url = dlq_url
         self._wait = wait_time_seconds
@@ -70,7 +75,12 @@ class SqsQueue:
         )
         self._acks = AckBatcher(self._delete_batch, ack_linger.total_seconds())
         self._dead = SqsDeadLetters(
-            client, queue_url=queue_url, dlq_url=dlq_url, hold_seconds=self._hold
+            client,
+            queue_url=queue_url,
+            dlq_url=dlq_url,
+            hold_seconds=self._hold,
+            name=name,
+            ledger=ledger,
         )
 
     async def enqueue(
@@ -81,51 +91,41 @@ class SqsQueue:
         not_before: datetime | None = None,
         unique_key: str | None = None,
     ) -> bool:
-        """Send the job as JSON, its id and type as attributes, hidden for the delay (DelaySeconds,
-        at most 15 minutes); JobTooLarge and ValueError before any request. SQS cannot keep a
-        key unique: a `unique_key` is a ValueError (the outbox enforces keys on its rows)."""
-        body = encode_job(job)
+        """Send the job as JSON, its id and type as attributes, hidden until it is due.
+
+        With a ledger: False when a live job holds `unique_key`; a job due more than 15 minutes
+        from now waits in the ledger's outbox until the relay sends it. Without one: a delay of
+        at most 15 minutes (DelaySeconds) and no key (ValueError). JobTooLarge and ValueError
+        before any request.
+        """
+        due = due_at(delay=delay, not_before=not_before, now=now())
+        check_unique_key(unique_key)
+        if self._ledger is not None:
+            envelope = Envelope(job, self.name, due, unique_key)
+            return await enqueue_through(self._ledger, self._sender, envelope)
         if unique_key is not None:
-            raise ValueError("SQS cannot enforce a unique key on a direct enqueue")
-        seconds = _delay_seconds(
-            due_at(delay=delay, not_before=not_before, now=_now()), strict=True
-        )
-        await call(
-            self._client.send_message,
-            QueueUrl=self._queue_url,
-            MessageBody=body,
-            MessageAttributes=job_attributes(job),
-            DelaySeconds=seconds,
-        )
+            raise ValueError("SQS cannot enforce a unique key without a job ledger")
+        await self._sender.send(job, due)
         return True
 
     async def cancel(self, job_id: str) -> bool:
-        """Always False: SQS cannot remove a message it has not handed out, so nothing is
-        cancelled (a running job would not be interrupted either)."""
-        return False
+        """Cancel a waiting or scheduled job of this queue; whether one was cancelled.
+
+        Needs the ledger (without one: always False). A job still in the outbox is deleted; one
+        already sent is marked cancelled and acked unrun when it is received. A running job
+        (received, and not settled since) is not interrupted: False. A job whose worker died
+        counts as running until another worker receives it again.
+        """
+        if self._ledger is None:
+            return False
+        return await self._ledger.cancel(job_id, self.name)
 
     async def enqueue_many(self, envelopes: Sequence[Envelope]) -> int:
         """Send in SendMessageBatch calls of ten; every job is encoded (and checked) first. A
-        `not_before` becomes DelaySeconds (capped at 15 minutes); unique keys were enforced on
-        the outbox rows before the relay sent them. Returns how many were sent."""
-        entries: builtins.list[SendMessageBatchRequestEntryTypeDef] = [
-            {
-                "Id": str(n),
-                "MessageBody": encode_job(e.job),
-                "MessageAttributes": job_attributes(e.job),
-                "DelaySeconds": _delay_seconds(e.not_before, strict=False),
-            }
-            for n, e in enumerate(envelopes)
-        ]
-        for start in range(0, len(entries), _BATCH):
-            response = await call(
-                self._client.send_message_batch,
-                QueueUrl=self._queue_url,
-                Entries=entries[start : start + _BATCH],
-            )
-            if failed := response.get("Failed"):
-                raise SqsUnavailable("SendMessageBatch", f"{len(failed)} entries failed: {failed}")
-        return len(entries)
+        `not_before` becomes DelaySeconds (capped at 15 minutes). No ledger is consulted: this
+        sends rows the relay claimed, whose keys the ledger already checked. Returns how many
+        were sent."""
+        return await self._sender.send_many(envelopes)
 
     async def receive(self, max_messages: int = 1) -> builtins.list[Message]:
         """Long-poll up to min(max_messages, 10); bodies that are not jobs go to the DLQ."""
@@ -138,7 +138,7 @@ class SqsQueue:
             MessageAttributeNames=["All"],
         )
         accepted = [await self._accept(raw) for raw in response.get("Messages", [])]
-        return [message for message in accepted if message is not None]
+        return await self._start([message for message in accepted if message is not None])
 
     async def ack(self, message: Message) -> None:
         """Delete the message (batched with concurrent acks)."""
@@ -151,7 +151,10 @@ class SqsQueue:
     async def nack(self, message: Message, delay: timedelta) -> None:
         """Make the message visible again after `delay` (whole seconds, at most 12 h)."""
         self._bodies.pop(message.receipt)
-        await self._change_visibility(message.receipt, visibility_seconds(delay))
+        self._running.pop(message.receipt)
+        moved = await self._change_visibility(message.receipt, visibility_seconds(delay))
+        if moved and self._ledger is not None:
+            await self._ledger.retry(message.job.id)
 
     async def extend(self, message: Message, visibility: timedelta) -> None:
         """Keep the lease for another `visibility` from now."""
@@ -174,15 +177,22 @@ class SqsQueue:
             attempts=message.attempts,
             message_id=message_id,
         )
+        self._running.pop(message.receipt)
+        if self._ledger is not None:
+            await self._ledger.finish([message.job.id])
 
     async def count(self, *, queue: str | None = None) -> int:
-        """How many messages the DLQ holds (of every named queue: they share it)."""
+        """How many messages this queue's DLQ holds (`queue` another name: none)."""
+        if queue not in (None, self.name):
+            return 0
         return await self._dead.count()
 
     async def list(
         self, *, job_type: str | None = None, queue: str | None = None, limit: int = 100
     ) -> builtins.list[DeadLetter]:
-        """Dead jobs, oldest first, optionally of one type (every named queue shares the DLQ)."""
+        """This queue's dead jobs, oldest first, optionally of one type."""
+        if queue not in (None, self.name):
+            return []
         return await self._dead.list(job_type=job_type, limit=limit)
 
     async def get(self, job_id: str) -> DeadLetter | None:
@@ -194,8 +204,9 @@ class SqsQueue:
         return await self._dead.redrive(job_id)
 
     async def redrive_all(self, *, job_type: str | None = None, queue: str | None = None) -> int:
-        """Send every dead job (of one type) back; returns how many. Every named queue shares
-        the one DLQ, so `queue` selects nothing more."""
+        """Send every dead job (of one type) back; returns how many."""
+        if queue not in (None, self.name):
+            return 0
         return await self._dead.redrive_all(job_type=job_type)
 
     async def purge(self) -> int:
@@ -213,6 +224,19 @@ class SqsQueue:
         self._bodies.keep(receipt, raw["Body"])
         return Message(receipt=receipt, job=job, attempts=attempts)
 
+    async def _start(self, messages: builtins.list[Message]) -> builtins.list[Message]:
+        # One statement a batch: cancelled jobs are acked unrun, the others marked running.
+        if self._ledger is None or not messages:
+            return messages
+        cancelled = await self._ledger.start([m.job.id for m in messages])
+        for message in messages:
+            if message.job.id in cancelled:
+                self._bodies.pop(message.receipt)
+                await self._acks.ack(message.receipt)
+            else:
+                self._running.keep(message.receipt, message.job.id)
+        return [m for m in messages if m.job.id not in cancelled]
+
     async def _change_visibility(self, receipt: str, seconds: int) -> bool:
         if self._leases.is_stale(receipt):
             return False
@@ -227,9 +251,13 @@ class SqsQueue:
     async def _delete_batch(
         self, entries: builtins.list[DeleteMessageBatchRequestEntryTypeDef]
     ) -> DeleteMessageBatchResultTypeDef:
-        return await call(
+        result = await call(
             self._client.delete_message_batch, QueueUrl=self._queue_url, Entries=entries
         )
+        done = [self._running.pop(e["ReceiptHandle"]) for e in entries]
+        if self._ledger is not None:
+            await self._ledger.finish([job_id for job_id in done if job_id is not None])
+        return result
 
 
 def _check_long_poll(client: SQSClient, wait_time_seconds: int) -> None:
@@ -241,16 +269,3 @@ def _check_long_poll(client: SQSClient, wait_time_seconds: int) -> None:
             f"wait_time_seconds ({wait_time_seconds}) must be below the client's "
             f"read timeout ({read_timeout} s)"
         )
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
-def _delay_seconds(due: datetime | None, *, strict: bool) -> int:
-    if due is None:
-        return 0
-    wait = due - _now()
-    if strict and wait > MAX_DELAY:
-        raise ValueError(f"SQS delays a message by at most {MAX_DELAY}, asked for {wait}")
-    return visibility_seconds(min(max(wait, timedelta(0)), MAX_DELAY))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 from skincare_core.jobs.ports import QueueCounts
@@ -17,28 +18,27 @@ _LEASED: Final = "ApproximateNumberOfMessagesNotVisible"
 
 
 class SqsQueueStats:
-    """The QueueStats port on SQS's approximate counts (two GetQueueAttributes calls).
+    """The QueueStats port on SQS's approximate counts (two GetQueueAttributes calls a named
+    queue), added up over the (source, DLQ) url pairs of every named queue.
 
     A retried job waiting out its backoff is hidden by a visibility change, so SQS counts it as
     leased, not scheduled. The oldest ready job's age is known only to CloudWatch: None here.
     """
 
-    def __init__(self, client: SQSClient, *, queue_url: str, dlq_url: str) -> None:
+    def __init__(self, client: SQSClient, urls: Sequence[tuple[str, str]]) -> None:
         self._client = client
-        self._queue_url = queue_url
-        self._dlq_url = dlq_url
+        self._urls = list(urls)
 
     async def stats(self) -> QueueCounts:
-        """The source queue's ready, delayed and in-flight counts; the DLQ's messages as dead."""
-        source = await self._attributes(self._queue_url, [_READY, _SCHEDULED, _LEASED])
-        dead = await self._attributes(self._dlq_url, [_READY, _LEASED])
-        return QueueCounts(
-            ready=source[_READY],
-            scheduled=source[_SCHEDULED],
-            leased=source[_LEASED],
-            dead=dead[_READY] + dead[_LEASED],
-            oldest_ready_age=None,
-        )
+        """The source queues' ready, delayed and in-flight counts; the DLQs' messages as dead."""
+        counts = [0, 0, 0, 0]
+        for queue_url, dlq_url in self._urls:
+            source = await self._attributes(queue_url, [_READY, _SCHEDULED, _LEASED])
+            dead = await self._attributes(dlq_url, [_READY, _LEASED])
+            one = (source[_READY], source[_SCHEDULED], source[_LEASED], sum(dead.values()))
+            counts = [total + n for total, n in zip(counts, one, strict=True)]
+        ready, scheduled, leased, dead_count = counts
+        return QueueCounts(ready, scheduled, leased, dead_count, oldest_ready_age=None)
 
     async def _attributes(self, url: str, names: list[QueueAttributeNameType]) -> dict[str, int]:
         response = await call(self._client.get_queue_attributes, QueueUrl=url, AttributeNames=names)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from datetime import timedelta
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -32,12 +32,7 @@ from skincare_core.shop.system_clock import SystemClock
 from skincare_core.shop.webhooks import PaymentWebhookService
 from skincare_email import MaildirEmailService, SmtpEmailService
 from skincare_invoice import DirectoryInvoiceStore, PdfInvoiceRenderer
-from skincare_postgres import (
-    PostgresDatabase,
-    create_engine,
-    postgres_backend,
-    postgres_outbox_storage,
-)
+from skincare_postgres import PostgresDatabase, create_engine, postgres_backend
 from skincare_services.setting_values import served_queues
 from skincare_services.settings import Settings
 
@@ -124,29 +119,39 @@ async def database_engine(*, settings: Settings) -> AsyncIterator[AsyncEngine]:
 async def job_backend(
     *, settings: Settings, engine: AsyncEngine, queues: Iterable[str]
 ) -> AsyncIterator[Backend]:
-    """The configured queue backend serving the named `queues`. With SQS the outbox rows stay
-    in Postgres and a relay sends them."""
+    """The configured queue backend serving the named `queues`. With SQS each named queue (the
+    shop's and the configured ones) has its SQS queue and DLQ; the outbox rows and the jobs'
+    ledger stay in Postgres and a relay sends the rows."""
     async with AsyncExitStack() as stack:
         if settings.queue == "sqs":
-            from skincare_services.aws import SQS_LONG_POLL_SECONDS, aws_client
-            from skincare_sqs.backend import sqs_backend
-
-            outbox = await stack.enter_async_context(postgres_outbox_storage(engine))
-            client = aws_client("sqs")
-            stack.callback(client.close)
-            chosen = sqs_backend(
-                client,
-                queue_url=settings.sqs_queue_url,
-                dlq_url=settings.sqs_dlq_url,
-                outbox=outbox,
-                wait_time_seconds=SQS_LONG_POLL_SECONDS,
-                queues=queues,
-            )
+            chosen = await _sqs_backend(stack, settings=settings, engine=engine, queues=queues)
         else:
             chosen = postgres_backend(
                 engine, queues=queues, visibility_timeout=settings.visibility_timeout
             )
         yield await stack.enter_async_context(chosen)
+
+
+async def _sqs_backend(
+    stack: AsyncExitStack, *, settings: Settings, engine: AsyncEngine, queues: Iterable[str]
+) -> AbstractAsyncContextManager[Backend]:
+    import anyio
+
+    from skincare_postgres import postgres_job_ledger
+    from skincare_services.aws import SQS_LONG_POLL_SECONDS, aws_client
+    from skincare_sqs import MAX_DELAY, queue_urls, sqs_backend
+
+    served = tuple(queues)
+    ledger = await stack.enter_async_context(postgres_job_ledger(engine, window=MAX_DELAY))
+    client = aws_client("sqs")
+    stack.callback(client.close)
+    names = dict.fromkeys([*SHOP_ROUTES.names, *settings.worker_queues, *served])
+    urls = await anyio.to_thread.run_sync(
+        lambda: queue_urls(client, settings.sqs_queue_prefix, names)
+    )
+    return sqs_backend(
+        client, urls=urls, ledger=ledger, queues=served, wait_time_seconds=SQS_LONG_POLL_SECONDS
+    )
 
 
 def shop_router(*, settings: Settings, uow: UnitOfWorkFactory) -> Router:

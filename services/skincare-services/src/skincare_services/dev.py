@@ -12,6 +12,7 @@ from pathlib import Path
 
 import anyio
 
+from skincare_core.shop.job_types import SHOP_ROUTES
 from skincare_http import issue_token
 from skincare_postgres import upgrade
 from skincare_services.aws import aws_client
@@ -81,8 +82,8 @@ def _run(*, queue: str, home: Path, port: int) -> None:
                 aws_access_key_id="local",
                 aws_secret_access_key="local",
             )
-            urls = ensure_queues(client, "skincare-jobs")
-            sqs = (endpoint, urls.queue_url, urls.dlq_url)
+            ensure_queues(client, "skincare-jobs", SHOP_ROUTES.names)
+            sqs = (endpoint, "skincare-jobs")
         env = local_env(database_url=url, home=home, port=port, sqs=sqs)
         api = start_process("skincare_services.api", env, sys.stdout.buffer)
         stack.callback(stop_process, api)

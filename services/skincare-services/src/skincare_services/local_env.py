@@ -24,7 +24,7 @@ def local_env(
     database_url: str,
     home: Path,
     port: int,
-    sqs: tuple[str, str, str] | None = None,
+    sqs: tuple[str, str] | None = None,
 ) -> dict[str, str]:
     """SKINCARE_* (and, for SQS on moto, AWS_*) variables for a local API and worker."""
     env = {
@@ -37,11 +37,10 @@ def local_env(
         "SKINCARE_QUEUE": "postgres",
     }
     if sqs is not None:
-        endpoint, queue_url, dlq_url = sqs
+        endpoint, prefix = sqs
         env |= {
             "SKINCARE_QUEUE": "sqs",
-            "SKINCARE_SQS_QUEUE_URL": queue_url,
-            "SKINCARE_SQS_DLQ_URL": dlq_url,
+            "SKINCARE_SQS_QUEUE_PREFIX": prefix,
             "AWS_ENDPOINT_URL": endpoint,
             "AWS_ACCESS_KEY_ID": "local",
             "AWS_SECRET_ACCESS_KEY": "local",

@@ -19,8 +19,14 @@ from skincare_services.setting_values import (
 )
 
 PREFIX = "SKINCARE_"
+_SQS_PREFIX = (
+    "SKINCARE_SQS_QUEUE_PREFIX: one SQS queue and DLQ per named queue, <prefix>-<queue> and"
+    " <prefix>-<queue>-dlq (create them with skincare_sqs.ensure_queues)"
+)
 _REPLACED = {
-    "SKINCARE_WORKER_CONCURRENCY": "SKINCARE_WORKER_QUEUES (e.g. critical=8,default=16,bulk=4)"
+    "SKINCARE_WORKER_CONCURRENCY": "SKINCARE_WORKER_QUEUES (e.g. critical=8,default=16,bulk=4)",
+    "SKINCARE_SQS_QUEUE_URL": _SQS_PREFIX,
+    "SKINCARE_SQS_DLQ_URL": _SQS_PREFIX,
 }
 
 
@@ -42,8 +48,7 @@ class Settings:
     jwt_secret: str = field(repr=False)
     jwt_issuer: str = "skincare"
     queue: Literal["postgres", "sqs"] = "postgres"
-    sqs_queue_url: str = ""
-    sqs_dlq_url: str = ""
+    sqs_queue_prefix: str = ""
     email: Literal["maildir", "smtp", "ses"] = "maildir"
     email_from: str = "Toko Skincare <no-reply@skincare.example>"
     maildir: Path = Path(".skincare/mail")
@@ -110,7 +115,7 @@ _DESCRIPTIONS: dict[object, str] = {
     WorkerQueues: "queue=concurrency pairs like critical=8,default=16,bulk=4",
     timedelta: "a positive duration like 24h, 30m or 900s",
 }
-_REQUIRED_WITH = {"sqs": ("sqs_queue_url", "sqs_dlq_url"), "s3": ("invoice_bucket",)}
+_REQUIRED_WITH = {"sqs": ("sqs_queue_prefix",), "s3": ("invoice_bucket",)}
 
 
 def variable(name: str) -> str:

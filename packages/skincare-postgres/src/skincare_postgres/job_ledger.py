@@ -1,0 +1,70 @@
+"""The SQS backend's job ledger: each job's row in the jobs table from the outbox until it ends.
+
+SQS can neither keep a key unique, nor remove a message it has not handed out, nor delay one
+past 15 minutes; the row does all three. See `skincare_sqs.ledger` for the port and its rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from psycopg.rows import dict_row, tuple_row
+
+from skincare_core.jobs.codec import encode_job
+from skincare_core.jobs.envelope import Envelope
+from skincare_postgres import ledger_sql as sql
+from skincare_postgres.outbox_storage import PostgresOutboxStorage
+
+
+class PostgresJobLedger(PostgresOutboxStorage):
+    """The outbox storage of the SQS relay, and the ledger `SqsQueue` keeps its jobs in."""
+
+    async def add(self, envelope: Envelope, *, send_now: bool) -> str | None:
+        """Store the job's row unless a live job holds its key (None). With `send_now` the row
+        is leased to the caller, who sends it and passes the returned receipt to `mark_sent`
+        (or `forget`); otherwise the relay sends it when it is due."""
+        params = {
+            "id": envelope.job.id,
+            "type": envelope.job.type,
+            "body": encode_job(envelope.job),
+            "queue": envelope.queue,
+            "key": envelope.unique_key,
+            "not_before": envelope.not_before,
+            "claim": send_now,
+            "lease": self._lease,
+        }
+        rows = await self._autocommit.rows(sql.ADD, params, dict_row)
+        return str(rows[0]["receipt"]) if rows else None
+
+    async def forget(self, receipt: str) -> None:
+        """The caller could not send the job it added: it was never enqueued."""
+        await self._autocommit.run(sql.FORGET, {"receipt": receipt})
+
+    async def start(self, job_ids: Sequence[str]) -> set[str]:
+        """Received jobs are running; returns those that were cancelled (ack them unrun)."""
+        if not job_ids:
+            return set()
+        rows = await self._autocommit.rows(sql.START, {"ids": list(job_ids)}, tuple_row)
+        return {str(row[0]) for row in rows}
+
+    async def retry(self, job_id: str) -> None:
+        """A received job goes back to waiting in SQS (a nack)."""
+        await self._autocommit.run(sql.RETRY, {"id": job_id})
+
+    async def finish(self, job_ids: Sequence[str]) -> None:
+        """These jobs were acked or went dead: their rows, and keys, go."""
+        if job_ids:
+            await self._autocommit.run(sql.FINISH, {"ids": list(job_ids)})
+
+    async def cancel(self, job_id: str, queue: str) -> bool:
+        """Remove an unsent job, or leave a tombstone for a sent one that is not running;
+        whether the job was cancelled."""
+        rows = await self._autocommit.rows(sql.CANCEL, {"id": job_id, "queue": queue}, tuple_row)
+        return bool(rows)
+
+    async def resent(self, jobs: Sequence[tuple[str, str, str]]) -> None:
+        """These (id, type, queue) jobs were sent back from the dead letters, without keys."""
+        if jobs:
+            ids, types, queues = (list(column) for column in zip(*jobs, strict=True))
+            params = {"ids": ids, "types": types, "queues": queues}
+            await self._autocommit.run(sql.RESENT, params)

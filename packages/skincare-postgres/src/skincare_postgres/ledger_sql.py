@@ -1,0 +1,109 @@
+"""The statements of the SQS backend's outbox and job ledger on the jobs table (`ledger.py`).
+
+A row is `ready` while it waits in the outbox (leased by `receipt` while a relay or an enqueue
+sends it), then `sent`, `running` (received) or `cancelled` (a tombstone) until the job is
+acked or dead, when it is deleted. The unique index covers ready, sent and running rows.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import NamedTuple
+
+
+class OutboxClaimed(NamedTuple):
+    """A row `CLAIM` returns: the job, where and when it goes, and the sender's lease."""
+
+    id: str
+    body: str
+    queue: str
+    unique_key: str | None
+    due: datetime
+    receipt: str
+
+
+# Rows due within `window` (SQS delays a message by at most 15 minutes) whose lease is free; the
+# due time stays as it was, so a release or an expired lease keeps the job's schedule.
+CLAIM = """
+UPDATE jobs SET attempts = attempts + 1, receipt = gen_random_uuid(),
+    lease_expires_at = now() + %(lease)s
+WHERE id = ANY(ARRAY(
+    SELECT id FROM jobs WHERE status = 'ready' AND available_at <= now() + %(window)s
+        AND (lease_expires_at IS NULL OR lease_expires_at <= now())
+    ORDER BY available_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED))
+RETURNING id, body, queue, unique_key, available_at AS due, receipt::text AS receipt
+"""
+
+# A row cancelled while it was being sent stays a tombstone for the message that was sent.
+MARK_SENT = """
+UPDATE jobs SET status = CASE WHEN status = 'ready' THEN 'sent' ELSE status END, body = '',
+    receipt = NULL, lease_expires_at = NULL
+WHERE receipt = ANY(%(receipts)s::uuid[])
+"""
+
+# A send that failed: a tombstone without a message goes, the rest are claimable at once.
+RELEASE = """
+WITH gone AS (
+    DELETE FROM jobs WHERE receipt = ANY(%(receipts)s::uuid[]) AND status = 'cancelled')
+UPDATE jobs SET receipt = NULL, lease_expires_at = NULL
+WHERE receipt = ANY(%(receipts)s::uuid[]) AND status = 'ready'
+"""
+
+FORGET = "DELETE FROM jobs WHERE receipt = %(receipt)s::uuid"
+
+# `claim`: the enqueue sends the job itself, now; otherwise the relay sends it when it is due.
+ADD = """
+INSERT INTO jobs (id, type, body, queue, unique_key, available_at, receipt, lease_expires_at)
+SELECT %(id)s, %(type)s, %(body)s, %(queue)s, %(key)s,
+    COALESCE(CAST(%(not_before)s AS timestamptz), now()), lease.receipt,
+    CASE WHEN lease.receipt IS NULL THEN NULL ELSE now() + %(lease)s END
+FROM (SELECT CASE WHEN %(claim)s THEN gen_random_uuid() END AS receipt) lease
+ON CONFLICT DO NOTHING
+RETURNING COALESCE(receipt::text, '') AS receipt
+"""
+
+# Received jobs: tombstones are deleted and reported (their jobs are acked unrun); the rest run.
+# A row an enqueue is still marking sent counts as sent.
+START = """
+WITH cancelled AS (
+    DELETE FROM jobs WHERE id = ANY(%(ids)s) AND status = 'cancelled' RETURNING id),
+started AS (
+    UPDATE jobs SET status = 'running'
+    WHERE id = ANY(%(ids)s) AND (status = 'sent' OR (status = 'ready' AND receipt IS NOT NULL))
+    RETURNING 1)
+SELECT id FROM cancelled
+"""
+
+RETRY = "UPDATE jobs SET status = 'sent' WHERE id = %(id)s AND status = 'running'"
+
+FINISH = "DELETE FROM jobs WHERE id = ANY(%(ids)s) AND status <> 'dead'"
+
+# An unsent row is deleted; a sent one (or one being sent) becomes a tombstone without its key.
+CANCEL = """
+WITH unsent AS (
+    DELETE FROM jobs WHERE id = %(id)s AND queue = %(queue)s AND status = 'ready'
+        AND (lease_expires_at IS NULL OR lease_expires_at <= now())
+    RETURNING 1),
+sent AS (
+    UPDATE jobs SET status = 'cancelled', unique_key = NULL
+    WHERE id = %(id)s AND queue = %(queue)s
+        AND (status = 'sent' OR (status = 'ready' AND lease_expires_at > now()))
+    RETURNING 1)
+SELECT 1 FROM unsent UNION ALL SELECT 1 FROM sent
+"""
+
+# Dead jobs sent back from a dead-letter queue: in SQS again, holding no key.
+RESENT = """
+INSERT INTO jobs (id, type, body, queue, status)
+SELECT id, type, '', queue, 'sent'
+FROM unnest(CAST(%(ids)s AS text[]), CAST(%(types)s AS text[]), CAST(%(queues)s AS text[]))
+    AS row(id, type, queue)
+ON CONFLICT (id) DO UPDATE SET status = 'sent', unique_key = NULL, queue = EXCLUDED.queue,
+    receipt = NULL, lease_expires_at = NULL
+"""
+
+BURY_UNREADABLE = """
+UPDATE jobs SET status = 'dead', last_error = %(reason)s, dead_at = now(), receipt = NULL,
+    unique_key = NULL
+WHERE id = %(id)s
+"""
