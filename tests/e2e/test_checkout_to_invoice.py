@@ -12,7 +12,6 @@ import pytest
 
 from skincare_services.local import stop_process, wait_for
 from skincare_services.seed import SeededShop
-from skincare_sqs import ensure_queues
 from tests.e2e.e2e_client import (
     ShopClient,
     api_process,
@@ -21,6 +20,7 @@ from tests.e2e.e2e_client import (
     pdf_count,
     worker_process,
 )
+from tests.e2e.sqs_shop import shop_queues, sqs_env
 
 pytestmark = pytest.mark.slow
 # A user id and the order the API answered for them.
@@ -80,14 +80,8 @@ def test_postgres_queue_end_to_end(database_url: str, shop: SeededShop, home: Pa
 def test_sqs_queue_end_to_end(
     database_url: str, shop: SeededShop, home: Path, moto_endpoint: str
 ) -> None:
-    urls = ensure_queues(boto3.client("sqs", endpoint_url=moto_endpoint), "e2e-jobs")
-    env, port = base_env(
-        database_url,
-        home,
-        SKINCARE_QUEUE="sqs",
-        SKINCARE_SQS_QUEUE_URL=urls.queue_url,
-        SKINCARE_SQS_DLQ_URL=urls.dlq_url,
-    )
+    shop_queues(boto3.client("sqs", endpoint_url=moto_endpoint), "e2e-jobs")
+    env, port = base_env(database_url, home, **sqs_env("e2e-jobs"))
     worker = worker_process(env, home)
     try:
         with api_process(env, port, home) as client:

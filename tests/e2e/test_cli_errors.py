@@ -53,8 +53,7 @@ def test_an_unreachable_database_is_one_line_and_exit_3(command: list[str]) -> N
 def test_an_unreachable_sqs_is_one_line_and_exit_3() -> None:
     sqs = {
         "SKINCARE_QUEUE": "sqs",
-        "SKINCARE_SQS_QUEUE_URL": f"http://127.0.0.1:{free_port()}/123456789012/jobs",
-        "SKINCARE_SQS_DLQ_URL": f"http://127.0.0.1:{free_port()}/123456789012/jobs-dlq",
+        "SKINCARE_SQS_QUEUE_PREFIX": "jobs",
         "AWS_ENDPOINT_URL": f"http://127.0.0.1:{free_port()}",
         "AWS_ACCESS_KEY_ID": "local",
         "AWS_SECRET_ACCESS_KEY": "local",
@@ -62,7 +61,7 @@ def test_an_unreachable_sqs_is_one_line_and_exit_3() -> None:
         "AWS_MAX_ATTEMPTS": "1",
     }
     done = skincare("queue", "stats", "--json", **unreachable_database(), **sqs)
-    assert_one_line_error(done, 3, "SQS get_queue_attributes failed")
+    assert_one_line_error(done, 3, "SQS get_queue_url failed")
 
 
 def test_bad_json_to_webhook_sign_is_one_line_and_exit_2() -> None:

@@ -17,8 +17,8 @@ import pytest
 
 from skincare_core.jobs import Backend, Job, new_job
 from skincare_postgres import create_engine, postgres_backend
-from skincare_sqs import ensure_queues, sqs_backend
 from tests.e2e.e2e_client import base_env
+from tests.e2e.sqs_shop import shop_queues, shop_sqs_backend, sqs_env
 
 pytestmark = pytest.mark.slow
 Opener = Callable[[], AbstractAsyncContextManager[Backend]]
@@ -72,22 +72,14 @@ def test_dlq_show_on_the_postgres_queue(database_url: str, home: Path) -> None:
 
 def test_dlq_show_on_the_sqs_queue(database_url: str, home: Path, moto_endpoint: str) -> None:
     client = boto3.client("sqs", endpoint_url=moto_endpoint)
-    urls = ensure_queues(client, "dlq-cli")
+    urls = shop_queues(client, "dlq-cli")
     job = new_job("sync_warehouse_stock", product_id="42")
 
     def open_backend() -> AbstractAsyncContextManager[Backend]:
-        return sqs_backend(
-            client, queue_url=urls.queue_url, dlq_url=urls.dlq_url, outbox=None, wait_time_seconds=1
-        )
+        return shop_sqs_backend(client, urls, database_url)
 
     anyio.run(_bury, open_backend, job)
-    env, _ = base_env(
-        database_url,
-        home,
-        SKINCARE_QUEUE="sqs",
-        SKINCARE_SQS_QUEUE_URL=urls.queue_url,
-        SKINCARE_SQS_DLQ_URL=urls.dlq_url,
-    )
+    env, _ = base_env(database_url, home, **sqs_env("dlq-cli"))
     _assert_show_finds_only_the_dead_job(env, job)
 
 
@@ -108,24 +100,16 @@ def test_dlq_list_on_odd_messages_never_crashes_and_shows_fixed_attempts(
     database_url: str, home: Path, moto_endpoint: str
 ) -> None:
     client = boto3.client("sqs", endpoint_url=moto_endpoint)
-    urls = ensure_queues(client, "dlq-cli-odd", max_receive_count=1, visibility_timeout=1)
+    urls = shop_queues(client, "dlq-cli-odd", max_receive_count=1, visibility_timeout=1)
     odd = Job(id="odd-1", type="odd\x1b[31m\u2028type", payload={"note": "caf\u00e9"})
-    _move_by_policy(client, urls.queue_url, '{"id": "\\ud800", "type": "t"}')
-    _move_by_policy(client, urls.queue_url, '{"id": "policy-1", "type": "t"}')
+    _move_by_policy(client, urls["default"].queue_url, '{"id": "\\ud800", "type": "t"}')
+    _move_by_policy(client, urls["bulk"].queue_url, '{"id": "policy-1", "type": "t"}')
 
     def open_backend() -> AbstractAsyncContextManager[Backend]:
-        return sqs_backend(
-            client, queue_url=urls.queue_url, dlq_url=urls.dlq_url, outbox=None, wait_time_seconds=1
-        )
+        return shop_sqs_backend(client, urls, database_url)
 
     anyio.run(_bury, open_backend, odd)
-    env, _ = base_env(
-        database_url,
-        home,
-        SKINCARE_QUEUE="sqs",
-        SKINCARE_SQS_QUEUE_URL=urls.queue_url,
-        SKINCARE_SQS_DLQ_URL=urls.dlq_url,
-    )
+    env, _ = base_env(database_url, home, **sqs_env("dlq-cli-odd"))
     runs = [_dlq(env, "list") for _ in range(3)]
     assert [run.returncode for run in runs] == [0, 0, 0], runs[0].stderr
     assert runs[0].stdout == runs[1].stdout == runs[2].stdout

@@ -18,8 +18,8 @@ import pytest
 
 from skincare_core.jobs import Backend, Job, new_job
 from skincare_postgres import create_engine, postgres_backend
-from skincare_sqs import ensure_queues, sqs_backend
 from tests.e2e.e2e_client import base_env
+from tests.e2e.sqs_shop import shop_queues, shop_sqs_backend, sqs_env
 
 pytestmark = pytest.mark.slow
 Opener = Callable[[], AbstractAsyncContextManager[Backend]]
@@ -112,19 +112,11 @@ def test_ops_commands_on_the_sqs_queue(
     database_url: str, home: Path, moto_endpoint: str, jobs: tuple[Job, list[Job]]
 ) -> None:
     client = boto3.client("sqs", endpoint_url=moto_endpoint)
-    urls = ensure_queues(client, "ops-cli")
+    urls = shop_queues(client, "ops-cli")
 
     def open_backend() -> AbstractAsyncContextManager[Backend]:
-        return sqs_backend(
-            client, queue_url=urls.queue_url, dlq_url=urls.dlq_url, outbox=None, wait_time_seconds=1
-        )
+        return shop_sqs_backend(client, urls, database_url)
 
     anyio.run(_fill, open_backend, *jobs)
-    env, _ = base_env(
-        database_url,
-        home,
-        SKINCARE_QUEUE="sqs",
-        SKINCARE_SQS_QUEUE_URL=urls.queue_url,
-        SKINCARE_SQS_DLQ_URL=urls.dlq_url,
-    )
+    env, _ = base_env(database_url, home, **sqs_env("ops-cli"))
     _assert_ops_commands(env, jobs[0], age_known=False)

@@ -60,6 +60,9 @@ def test_a_payment_window_takes_a_unit(raw: str, window: timedelta) -> None:
     assert load_settings({**REQUIRED, "SKINCARE_PAYMENT_WINDOW": raw}).payment_window == window
 
 
+_BY_PREFIX = "is replaced by SKINCARE_SQS_QUEUE_PREFIX: one SQS queue and DLQ per named queue"
+
+
 @pytest.mark.parametrize(
     ("name", "value", "expected"),
     [
@@ -74,7 +77,9 @@ def test_a_payment_window_takes_a_unit(raw: str, window: timedelta) -> None:
         ("SKINCARE_PAYMENT_WINDOW", "0h", f"{_WINDOW}, got '0h'"),
         ("SKINCARE_WORKER_CONCURRENCY", "16", "SKINCARE_WORKER_CONCURRENCY is replaced by"),
         ("SKINCARE_QUEUE", "redis", "SKINCARE_QUEUE: expected one of postgres, sqs"),
-        ("SKINCARE_QUEUE", "sqs", "SKINCARE_SQS_QUEUE_URL is required when sqs is used"),
+        ("SKINCARE_QUEUE", "sqs", "SKINCARE_SQS_QUEUE_PREFIX is required when sqs is used"),
+        ("SKINCARE_SQS_QUEUE_URL", "http://q", f"SKINCARE_SQS_QUEUE_URL {_BY_PREFIX}"),
+        ("SKINCARE_SQS_DLQ_URL", "http://d", f"SKINCARE_SQS_DLQ_URL {_BY_PREFIX}"),
     ],
 )
 def test_a_bad_value_names_its_variable(name: str, value: str, expected: str) -> None:

@@ -46,8 +46,10 @@ def fresh_queues(sqs_client: Any) -> Provision:
 def fresh_named_queues(sqs_client: Any) -> ProvisionNamed:
     """Provision an SQS queue + DLQ per named queue under a unique prefix (visibility 1 s)."""
 
-    def provision(queues: Iterable[str], *, visibility_timeout: int = 1) -> dict[str, QueueUrls]:
-        prefix = f"test-{uuid.uuid4().hex[:12]}"
+    def provision(
+        queues: Iterable[str], *, visibility_timeout: int = 1, prefix: str = ""
+    ) -> dict[str, QueueUrls]:
+        prefix = prefix or f"test-{uuid.uuid4().hex[:12]}"
         return ensure_queues(sqs_client, prefix, queues, visibility_timeout=visibility_timeout)
 
     return provision
@@ -63,11 +65,17 @@ def ledger_template(postgres_url: str) -> str:
 
 
 @pytest.fixture
-async def engine(postgres_url: str, ledger_template: str) -> AsyncIterator[AsyncEngine]:
-    """An engine on a fresh, migrated database of the session's server."""
+def database_url(postgres_url: str, ledger_template: str) -> str:
+    """The URL of a fresh, migrated database of the session's server."""
     name = f"sqs_{uuid.uuid4().hex[:8]}"
     _create_database(postgres_url, name, template=ledger_template)
-    engine = create_engine(_url_of(postgres_url, name))
+    return _url_of(postgres_url, name)
+
+
+@pytest.fixture
+async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
+    """An engine on the test's fresh database."""
+    engine = create_engine(database_url)
     yield engine
     await engine.dispose()
 
@@ -86,4 +94,4 @@ def _create_database(postgres_url: str, name: str, template: str | None = None) 
     admin = make_url(postgres_url).set(drivername="postgresql")
     copy = "" if template is None else f' TEMPLATE "{template}"'
     with psycopg.connect(admin.render_as_string(hide_password=False), autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"{copy}')  # type: ignore[arg-type]
+        conn.execute(f'CREATE DATABASE "{name}"{copy}')

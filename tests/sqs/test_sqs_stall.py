@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,26 +23,27 @@ import anyio
 import pytest
 
 from skincare_core.jobs.job import Job, new_job
+from skincare_core.shop.job_types import SHOP_ROUTES
 from skincare_services.aws import READ_TIMEOUT_SECONDS, SQS_LONG_POLL_SECONDS
 from skincare_services.compose import worker_process
 from skincare_services.settings import load_settings
+from tests.sqs.conftest import ProvisionNamed
 from tests.sqs.tcp_proxy import TcpProxy
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 STALL_SECONDS = 8.0
 
 
-def _settings(tmp_path: Path, urls: Any) -> dict[str, str]:
-    # The probe job touches no database: an unreachable one is fine.
+def _settings(tmp_path: Path, database_url: str, prefix: str) -> dict[str, str]:
+    # The database holds the SQS backend's job ledger.
     return {
-        "SKINCARE_DATABASE_URL": "postgresql+psycopg://u:p@127.0.0.1:9/shop",
+        "SKINCARE_DATABASE_URL": database_url,
         "SKINCARE_WEBHOOK_SECRET": "whsec",
         "SKINCARE_JWT_SECRET": "jwtsec",
         "SKINCARE_MAILDIR": str(tmp_path / "mail"),
         "SKINCARE_INVOICE_DIR": str(tmp_path / "invoices"),
         "SKINCARE_QUEUE": "sqs",
-        "SKINCARE_SQS_QUEUE_URL": urls.queue_url,
-        "SKINCARE_SQS_DLQ_URL": urls.dlq_url,
+        "SKINCARE_SQS_QUEUE_PREFIX": prefix,
     }
 
 
@@ -66,14 +68,16 @@ async def _wait_until(condition: Callable[[], bool], within: float) -> float:
 
 async def test_a_stalled_endpoint_is_logged_within_10_s_and_work_resumes_within_5_s(
     sqs_client: Any,
-    fresh_queues: Callable[..., Any],
+    fresh_named_queues: ProvisionNamed,
+    database_url: str,
     moto_endpoint: str,
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
     tmp_path: Path,
 ) -> None:
     caplog.set_level(logging.WARNING)
-    urls = fresh_queues(visibility_timeout=30)
+    prefix = f"stall-{uuid.uuid4().hex[:8]}"
+    urls = fresh_named_queues(SHOP_ROUTES.names, visibility_timeout=30, prefix=prefix)["default"]
     done: dict[str, float] = {}
 
     async def probe(job: Job) -> None:
@@ -87,7 +91,7 @@ async def test_a_stalled_endpoint_is_logged_within_10_s_and_work_resumes_within_
     moto = urlsplit(moto_endpoint)
     with TcpProxy((str(moto.hostname), int(moto.port or 80))) as proxy:
         monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.address)
-        settings = load_settings(_settings(tmp_path, urls))
+        settings = load_settings(_settings(tmp_path, database_url, prefix))
         handlers = {"stall.probe": probe}
         async with (
             worker_process(settings=settings, handlers=handlers, queues=["default"]) as process,
