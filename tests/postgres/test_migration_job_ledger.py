@@ -14,8 +14,7 @@ JOB_LEDGER = "0004"
 """The revision that added the SQS ledger statuses."""
 
 _ADD = (
-    "INSERT INTO jobs (id, type, body, status, unique_key)"
-    " VALUES ('{0}', 't', '{{}}', '{1}', {2})"
+    "INSERT INTO jobs (id, type, body, status, unique_key) VALUES ('{0}', 't', '{{}}', '{1}', {2})"
 )
 _IDS = "SELECT id, status FROM jobs ORDER BY id"
 
