@@ -59,11 +59,11 @@ async def test_redrive_policy_moves_a_job_received_max_receive_count_times(
         assert (got[0].job, got[0].attempts) == (job, attempt)
         await anyio.sleep(1.2)
     assert await queue.receive(10) == []
-    [dead] = await queue.list()
+    [dead] = await queue.dead_letters.list()
     assert dead.job == job
     assert "maxReceiveCount" in dead.error
     assert dead.attempts == 2
-    assert await queue.redrive(job.id) is True
+    assert await queue.dead_letters.redrive(job.id) is True
     assert (await queue.receive(1))[0].attempts == 1
 
 
@@ -76,8 +76,8 @@ async def test_a_body_that_is_not_a_job_goes_to_the_dlq_with_the_reason(
         lambda: sqs_client.send_message(QueueUrl=urls.queue_url, MessageBody="{not json")
     )
     assert await queue.receive(10) == []
-    assert await queue.count() == 1
-    [dead] = await queue.list()
+    assert await queue.dead_letters.count() == 1
+    [dead] = await queue.dead_letters.list()
     assert dead.job.type == INVALID_BODY_TYPE
     assert dead.job.payload == {"body": "{not json"}
     assert "not a valid job" in dead.error
@@ -159,12 +159,12 @@ async def test_an_unreachable_endpoint_raises_sqs_unavailable(closed_port: int) 
     with pytest.raises(SqsUnavailable):
         await queue.ack(Message(receipt="r", job=new_job("down"), attempts=1))
     with pytest.raises(SqsUnavailable):
-        await queue.count()
+        await queue.dead_letters.count()
     with pytest.raises(SqsUnavailable):
         ensure_queue(client, "gone")
     # The HTTP edge answers 503 for core's Unavailable without knowing this adapter.
     with pytest.raises(Unavailable):
-        await queue.count()
+        await queue.dead_letters.count()
 
 
 async def test_a_missing_queue_raises_sqs_unavailable(sqs_client: Any) -> None:
@@ -194,7 +194,7 @@ async def test_receipts_sqs_rejects_are_ignored_and_move_nothing(
     await queue.nack(unknown, timedelta(0))
     await queue.extend(unknown, timedelta(seconds=5))
     await queue.dead_letter(unknown, "unknown receipt")
-    assert await queue.count() == 0
+    assert await queue.dead_letters.count() == 0
     assert await queue.receive(10) == []
     await queue.nack(live, timedelta(0))
     assert (await queue.receive(1))[0].job == job

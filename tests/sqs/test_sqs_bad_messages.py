@@ -64,7 +64,7 @@ async def _work_until_dead(queue: SqsQueue, router: Router, within: float) -> No
     async with anyio.create_task_group() as tg:
         tg.start_soon(Worker(queue=queue, router=router, max_attempts=5).run)
         with anyio.fail_after(within):
-            while await queue.count() == 0:  # noqa: ASYNC110 - polling SQS, nothing to wait on
+            while await queue.dead_letters.count() == 0:  # noqa: ASYNC110 - polling SQS, nothing to wait on
                 await anyio.sleep(0.1)
         tg.cancel_scope.cancel()
 
@@ -97,7 +97,7 @@ async def test_a_bad_message_is_dead_lettered_after_one_delivery_with_its_reason
     assert attributes["attempts"] == "1"
     assert reason in attributes["reason"]
     assert attributes["reason"].isprintable()
-    [dead] = await queue.list()
+    [dead] = await queue.dead_letters.list()
     assert (dead.attempts, dead.error) == (1, attributes["reason"])
     assert await queue.receive(10) == []
 
@@ -119,6 +119,6 @@ async def test_dead_lettering_forwards_the_body_as_it_was_sent(
     await _work_until_dead(queue, router, within=5)
     [raw] = await _raw_dead(sqs_client, urls.dlq_url)
     assert raw["Body"] == body
-    [dead] = await queue.list()
+    [dead] = await queue.dead_letters.list()
     assert dead.job == Job("job-1", "refused", {"name": "café"})
     assert (dead.attempts, dead.error) == (1, "PermanentJobError: refused for good")

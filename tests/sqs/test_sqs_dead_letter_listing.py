@@ -36,14 +36,14 @@ async def test_attempts_of_a_job_the_redrive_policy_moved_stay_as_they_were(
     job = new_job("crashes")
     await queue.enqueue(job)
     await _deliver_until_the_policy_moves_it(queue, deliveries=2)
-    seen = [await queue.list() for _ in range(3)]
+    seen = [await queue.dead_letters.list() for _ in range(3)]
     assert [[(d.job, d.attempts) for d in dead] for dead in seen] == [[(job, 2)]] * 3
     assert seen[0] == seen[1] == seen[2]
-    got = await queue.get(job.id)
+    got = await queue.dead_letters.get(job.id)
     assert got == seen[0][0]
     assert "maxReceiveCount" in got.error
-    assert await queue.count() == 1
-    assert (await queue.list())[0].attempts == 2
+    assert await queue.dead_letters.count() == 1
+    assert (await queue.dead_letters.list())[0].attempts == 2
 
 
 async def test_a_message_the_policy_moved_with_a_body_that_is_no_job_is_listed(
@@ -60,7 +60,7 @@ async def test_a_message_the_policy_moved_with_a_body_that_is_no_job_is_listed(
         lambda: sqs_client.receive_message(QueueUrl=urls.queue_url, VisibilityTimeout=0)
     )
     assert await queue.receive(10) == []
-    first, second = await queue.list(), await queue.list()
+    first, second = await queue.dead_letters.list(), await queue.dead_letters.list()
     assert first == second
     [dead] = first
     assert (dead.job.type, dead.job.payload, dead.attempts) == (
@@ -89,7 +89,7 @@ async def test_odd_attributes_on_a_dead_message_do_not_break_the_listing(
             MessageAttributes=odd,
         )
     )
-    [dead] = await queue.list()
+    [dead] = await queue.dead_letters.list()
     assert dead.job == job
-    assert (await queue.get(job.id)) == dead
-    assert await queue.list() == [dead]
+    assert (await queue.dead_letters.get(job.id)) == dead
+    assert await queue.dead_letters.list() == [dead]

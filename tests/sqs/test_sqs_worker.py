@@ -70,8 +70,8 @@ async def test_a_permanent_failure_is_dead_lettered_with_its_reason(
     async with anyio.create_task_group() as tg:
         tg.start_soon(Worker(queue=queue, router=router).run)
         with anyio.fail_after(10):
-            while await queue.count() == 0:  # noqa: ASYNC110 - polling SQS, nothing to wait on
+            while await queue.dead_letters.count() == 0:  # noqa: ASYNC110 - polling SQS, nothing to wait on
                 await anyio.sleep(0.1)
         tg.cancel_scope.cancel()
-    [dead] = await queue.list()
+    [dead] = await queue.dead_letters.list()
     assert (dead.job, dead.attempts, dead.error) == (job, 1, "PermanentJobError: order 9 is gone")

@@ -56,7 +56,7 @@ async def sqs_backend(
     pairs = [(pair.queue_url, pair.dlq_url) for pair in urls.values()]
     yield Backend(
         queues={name: every[name] for name in queues},
-        dead_letters=EveryDeadLetter(every),
+        dead_letters=EveryDeadLetter({n: q.dead_letters for n, q in every.items()}),
         sink=SqsSink(senders, ledger=ledger, outbox=outbox),
         outbox=outbox,
         stats=SqsQueueStats(client, pairs),

@@ -54,8 +54,11 @@ class SqsDeadLetters:
         self._name = name
         self._ledger = ledger
 
-    async def count(self) -> int:
-        """Visible plus in-flight messages of the DLQ (SQS's approximate counts)."""
+    async def count(self, *, queue: str | None = None) -> int:
+        """Visible plus in-flight messages of the DLQ (SQS's approximate counts); `queue`
+        another named queue: 0."""
+        if queue not in (None, self._name):
+            return 0
         names: list[QueueAttributeNameType] = [
             "ApproximateNumberOfMessages",
             "ApproximateNumberOfMessagesNotVisible",
@@ -66,9 +69,11 @@ class SqsDeadLetters:
         return sum(int(response["Attributes"].get(name, "0")) for name in names)
 
     async def list(
-        self, *, job_type: str | None = None, limit: int = 100
+        self, *, job_type: str | None = None, queue: str | None = None, limit: int = 100
     ) -> builtins.list[DeadLetter]:
         """Dead jobs, oldest first; the messages are released again at once."""
+        if queue not in (None, self._name):
+            return []
         messages = await self._stamp_or_release(await self._take_all())
         dead = sorted((self._dead_letter(m) for m in messages), key=lambda d: d.dead_at)
         return [d for d in dead if job_type is None or d.job.type == job_type][:limit]
@@ -84,8 +89,10 @@ class SqsDeadLetters:
         """Send the dead job(s) with this id back to the source queue."""
         return await self._redrive_where(lambda m: _job_id(m) == job_id) > 0
 
-    async def redrive_all(self, *, job_type: str | None = None) -> int:
+    async def redrive_all(self, *, job_type: str | None = None, queue: str | None = None) -> int:
         """Send every dead job (of `job_type`) back; returns how many."""
+        if queue not in (None, self._name):
+            return 0
         return await self._redrive_where(lambda m: job_type in (None, job_of(m).type))
 
     async def purge(self) -> int:

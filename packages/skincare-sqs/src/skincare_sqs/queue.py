@@ -17,7 +17,6 @@ from skincare_core.jobs.codec import decode_job, encode_job
 from skincare_core.jobs.envelope import Envelope, check_unique_key, due_at
 from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import Job, Message
-from skincare_core.jobs.ports import DeadLetter
 from skincare_core.jobs.routing import DEFAULT_QUEUE
 from skincare_sqs.acks import AckBatcher
 from skincare_sqs.calls import call, call_on_receipt
@@ -27,7 +26,7 @@ from skincare_sqs.leases import Leases
 from skincare_sqs.ledger import JobLedger
 from skincare_sqs.ledgered import enqueue_through
 from skincare_sqs.received import ReceivedBodies
-from skincare_sqs.sending import MAX_DELAY, Sender, now
+from skincare_sqs.sending import Sender, now
 from skincare_sqs.wire import SqsMessage, job_attributes, receive_count, visibility_seconds
 
 if TYPE_CHECKING:
@@ -37,14 +36,14 @@ if TYPE_CHECKING:
         DeleteMessageBatchResultTypeDef,
     )
 
-__all__ = ["MAX_DELAY", "SqsQueue"]
 _BATCH = 10
 
 
 class SqsQueue:
-    """A source queue and its DLQ. Acks are batched; a receipt this process saw superseded
-    (SQS may still accept it) is ignored, and SQS's stale-receipt errors are swallowed.
-    Dead-lettering forwards the body as it was received, stamped with why and when."""
+    """A source queue and its DLQ (`dead_letters`, the operator's view of it). Acks are batched;
+    a receipt this process saw superseded (SQS may still accept it) is ignored, and SQS's
+    stale-receipt errors are swallowed. Dead-lettering forwards the body as it was received,
+    stamped with why and when."""
 
     def __init__(
         self,
@@ -74,7 +73,7 @@ class SqsQueue:
             client, queue_url=queue_url, dlq_url=dlq_url, leases=self._leases
         )
         self._acks = AckBatcher(self._delete_batch, ack_linger.total_seconds())
-        self._dead = SqsDeadLetters(
+        self.dead_letters = SqsDeadLetters(
             client,
             queue_url=queue_url,
             dlq_url=dlq_url,
@@ -113,8 +112,8 @@ class SqsQueue:
 
         Needs the ledger (without one: always False). A job still in the outbox is deleted; one
         already sent is marked cancelled and acked unrun when it is received. A running job
-        (received, and not settled since) is not interrupted: False. A job whose worker died
-        counts as running until another worker receives it again.
+        (received, and not settled since) is not interrupted: False; so is one whose worker
+        died, until it is acked, nacked or dead.
         """
         if self._ledger is None:
             return False
@@ -180,38 +179,6 @@ class SqsQueue:
         self._running.pop(message.receipt)
         if self._ledger is not None:
             await self._ledger.finish([message.job.id])
-
-    async def count(self, *, queue: str | None = None) -> int:
-        """How many messages this queue's DLQ holds (`queue` another name: none)."""
-        if queue not in (None, self.name):
-            return 0
-        return await self._dead.count()
-
-    async def list(
-        self, *, job_type: str | None = None, queue: str | None = None, limit: int = 100
-    ) -> builtins.list[DeadLetter]:
-        """This queue's dead jobs, oldest first, optionally of one type."""
-        if queue not in (None, self.name):
-            return []
-        return await self._dead.list(job_type=job_type, limit=limit)
-
-    async def get(self, job_id: str) -> DeadLetter | None:
-        """The dead job with this id; None if the DLQ holds no job of that id."""
-        return await self._dead.get(job_id)
-
-    async def redrive(self, job_id: str) -> bool:
-        """Send one dead job back to the source queue (a new message: attempts reset)."""
-        return await self._dead.redrive(job_id)
-
-    async def redrive_all(self, *, job_type: str | None = None, queue: str | None = None) -> int:
-        """Send every dead job (of one type) back; returns how many."""
-        if queue not in (None, self.name):
-            return 0
-        return await self._dead.redrive_all(job_type=job_type)
-
-    async def purge(self) -> int:
-        """Delete every dead job; returns how many."""
-        return await self._dead.purge()
 
     async def _accept(self, raw: SqsMessage) -> Message | None:
         receipt, attempts = raw["ReceiptHandle"], receive_count(raw)
