@@ -134,3 +134,19 @@ async def test_a_job_cancelled_after_it_was_sent_is_acked_by_the_worker_unrun(
 
 async def _record(ran: list[Job], job: Job) -> None:
     ran.append(job)
+
+
+async def test_a_row_older_than_sqs_keeps_messages_is_swept_and_frees_its_key(
+    backend: Backend, engine: AsyncEngine, ledger: PostgresJobLedger
+) -> None:
+    async with engine.begin() as conn:
+        await conn.execute(
+            text(
+                "INSERT INTO jobs (id, type, body, status, unique_key, available_at) VALUES"
+                " ('lost', 't', '', 'sent', 'k', now() - interval '15 days'),"
+                " ('recent', 't', '', 'sent', 'r', now() - interval '13 days')"
+            )
+        )
+    assert await ledger.claim(10) == []
+    assert await _rows(engine) == [("recent", "sent")]
+    assert await backend.queue().enqueue(new_job("ledger.unique"), unique_key="k") is True

@@ -6,6 +6,7 @@ past 15 minutes; the row does all three. See `skincare_sqs.ledger` for the port 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from psycopg.rows import dict_row, tuple_row
@@ -15,9 +16,24 @@ from skincare_core.jobs.envelope import Envelope
 from skincare_postgres import ledger_sql as sql
 from skincare_postgres.outbox_storage import PostgresOutboxStorage
 
+_SWEEP_EVERY = 600.0
+
 
 class PostgresJobLedger(PostgresOutboxStorage):
-    """The outbox storage of the SQS relay, and the ledger `SqsQueue` keeps its jobs in."""
+    """The outbox storage of the SQS relay, and the ledger `SqsQueue` keeps its jobs in.
+
+    The relay's claims also sweep, every ten minutes, the rows of jobs SQS can no longer hold
+    (sent more than 14 days ago, its longest retention): a job lost that way frees its key.
+    """
+
+    _swept_at: float | None = None
+
+    async def claim(self, limit: int) -> Sequence[tuple[str, Envelope]]:
+        """Lease up to `limit` rows due within the window; sweep now and then."""
+        if self._swept_at is None or time.monotonic() - self._swept_at > _SWEEP_EVERY:
+            self._swept_at = time.monotonic()
+            await self._autocommit.run(sql.SWEEP, {})
+        return await super().claim(limit)
 
     async def add(self, envelope: Envelope, *, send_now: bool) -> str | None:
         """Store the job's row unless a live job holds its key (None). With `send_now` the row

@@ -107,3 +107,10 @@ UPDATE jobs SET status = 'dead', last_error = %(reason)s, dead_at = now(), recei
     unique_key = NULL
 WHERE id = %(id)s
 """
+
+# SQS keeps a message at most 14 days after it was sent (a row's due time, give or take the
+# 15 minutes of DelaySeconds): a ledger row older than that has no message left to settle it.
+SWEEP = """
+DELETE FROM jobs WHERE status IN ('sent', 'running', 'cancelled')
+    AND available_at < now() - interval '14 days 1 hour'
+"""
