@@ -123,3 +123,8 @@ def test_dlq_list_on_odd_messages_never_crashes_and_shows_fixed_attempts(
     shown = _dlq({**env, "PYTHONIOENCODING": "ascii"}, "show", "odd-1")
     assert shown.returncode == 0, shown.stderr
     assert json.loads(shown.stdout)["payload"] == {"note": "caf\u00e9"}
+    # Each named queue has its own DLQ; --queue reads one of them.
+    bulk = _printable_lines(_dlq(env, "list", "--queue", "bulk").stdout)
+    assert bulk[-1] == "1 dead job(s) in queue bulk"
+    assert bulk[0].startswith("policy-1 ")
+    assert _dlq(env, "count", "--queue", "default").stdout.strip() == "2"
