@@ -26,6 +26,7 @@ COPY packages/skincare-sqs/pyproject.toml packages/skincare-sqs/
 COPY packages/skincare-http/pyproject.toml packages/skincare-http/
 COPY packages/skincare-email/pyproject.toml packages/skincare-email/
 COPY packages/skincare-invoice/pyproject.toml packages/skincare-invoice/
+COPY packages/skincare-prometheus/pyproject.toml packages/skincare-prometheus/
 COPY services/skincare-services/pyproject.toml services/skincare-services/
 # The hashes pin every file installed. --frozen, not --locked: an offline build's index settings
 # differ from the lock's, so --locked would re-resolve (CI's `uv sync --locked` checks the lock).
@@ -63,5 +64,11 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
 CMD ["skincare-api"]
 
 FROM runtime AS worker
+# /metrics and /healthz; /healthz is 503 once a queue's worker loop has not gone round for
+# SKINCARE_WORKER_STALE_SECONDS (60 s by default).
+EXPOSE 9100
+ENV SKINCARE_METRICS_HOST=0.0.0.0 SKINCARE_METRICS_PORT=9100
+HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
+    CMD ["python", "-c", "import os, urllib.request as r; r.urlopen('http://127.0.0.1:' + os.environ['SKINCARE_METRICS_PORT'] + '/healthz', timeout=4)"]
 # SIGTERM drains in-flight jobs within SKINCARE_SHUTDOWN_GRACE_SECONDS (ECS stopTimeout above it).
 CMD ["skincare-worker"]

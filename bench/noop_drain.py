@@ -8,6 +8,7 @@ from collections.abc import Callable
 import anyio
 
 from skincare_core.jobs.job import Job
+from skincare_core.jobs.metrics import JobMetrics
 from skincare_core.jobs.ports import Queue
 from skincare_core.jobs.router import Router
 from skincare_core.jobs.worker import Worker
@@ -24,8 +25,10 @@ async def drain_seconds(
     concurrency: int,
     batch: int,
     on_done: Callable[[], None] = _nothing,
+    metrics: JobMetrics | None = None,
 ) -> float:
-    """Seconds until a Worker has handled `count` "noop" jobs; `on_done` runs before it stops."""
+    """Seconds until a Worker has handled `count` "noop" jobs; `on_done` runs before it stops.
+    `metrics` is the worker's (None: it counts nothing)."""
     done, seen = anyio.Event(), 0
 
     async def noop(job: Job) -> None:
@@ -36,7 +39,9 @@ async def drain_seconds(
 
     router = Router()
     router.register("noop", noop)
-    worker = Worker(queue=queue, router=router, concurrency=concurrency, receive_batch=batch)
+    worker = Worker(
+        queue=queue, router=router, concurrency=concurrency, receive_batch=batch, metrics=metrics
+    )
     start = time.perf_counter()
     async with anyio.create_task_group() as tg:
         tg.start_soon(worker.run)

@@ -93,3 +93,23 @@ def test_the_queue_isolation_program_runs_quick_and_prints_both_layouts() -> Non
     ]
     # With named queues every critical job was picked up while the backlog waited.
     assert rows[2].split(" | ")[1] == "60/60", rows[2]
+
+
+@pytest.mark.slow
+def test_the_metrics_cost_program_prints_both_queues_side_by_side() -> None:
+    uv = shutil.which("uv")
+    assert uv is not None, "uv must be on PATH"
+    done = subprocess.run(
+        [uv, "run", "python", "-m", "bench.metrics_cost", "--quick", "--reps", "1"],
+        cwd=ROOT,
+        env=_unmeasured(),
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert any(line.startswith("in-memory queue") for line in lines), done.stdout
+    assert any(line.startswith("Postgres queue") for line in lines), done.stdout
+    assert lines[-1].startswith("load average"), done.stdout

@@ -6,12 +6,13 @@ import json
 import socket
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import anyio
 import boto3
 import pytest
+from attrs import evolve
 from botocore.config import Config
 from hypothesis import given
 from hypothesis import strategies as st
@@ -206,3 +207,30 @@ def test_a_long_poll_as_long_as_the_read_timeout_is_refused(moto_endpoint: str) 
     with pytest.raises(ValueError, match=r"wait_time_seconds \(5\) must be below .* \(5 s\)"):
         SqsQueue(client, queue_url="q", dlq_url="d", wait_time_seconds=5)
     assert SqsQueue(client, queue_url="q", dlq_url="d", wait_time_seconds=4)
+
+
+async def test_a_received_job_carries_when_sqs_took_it(
+    sqs_client: Any, fresh_queues: Provision
+) -> None:
+    queue = _queue(sqs_client, fresh_queues())
+    before = datetime.now(UTC) - timedelta(seconds=1)
+    await queue.enqueue(new_job("stamped"))
+    with anyio.fail_after(5):
+        while not (got := await queue.receive(1)):
+            pass
+    sent = got[0].enqueued_at
+    assert sent is not None
+    assert before <= sent <= datetime.now(UTC)
+
+
+async def test_a_traced_job_names_its_trace_in_a_message_attribute(
+    sqs_client: Any, fresh_queues: Provision
+) -> None:
+    urls = fresh_queues()
+    parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+    job = evolve(new_job("traced"), headers={"traceparent": parent})
+    await _queue(sqs_client, urls).enqueue_many([Envelope(job)])
+    raw = sqs_client.receive_message(
+        QueueUrl=urls.queue_url, MessageAttributeNames=["All"], WaitTimeSeconds=1
+    )["Messages"][0]
+    assert raw["MessageAttributes"]["traceparent"]["StringValue"] == parent

@@ -10,19 +10,22 @@ import logging
 import time
 
 from litestar.enums import ScopeType
-from litestar.types import ASGIApp, HTTPScope, Message, Receive, Scope, Send
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from skincare_core.log_context import bind_fields, unbind_fields
+from skincare_http.metrics import ApiMetrics
 from skincare_http.request_id import request_id
 
 logger = logging.getLogger(__name__)
 
 
 class AccessLog:
-    """`http.request` (method, route template, status, duration) at INFO after each request."""
+    """`http.request` (method, route template, status, duration) at INFO after each request,
+    and the same figures counted in the API's metrics."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, metrics: ApiMetrics) -> None:
         self.app = app
+        self.metrics = metrics
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Run the request with its id bound, then log how it went."""
@@ -42,15 +45,18 @@ class AccessLog:
         try:
             await self.app(scope, receive, send_recording_status)
         finally:
-            logger.info("http.request", extra=_line(scope, status, started))
+            seconds = time.perf_counter() - started
+            # The template (/v1/orders/{order_id}), not the path: one route, one value.
+            route = scope.get("path_template") or None
+            self.metrics.observe(scope["method"], route, status, seconds)
+            logger.info("http.request", extra=_line(scope["method"], route, status, seconds))
             unbind_fields(fields)
 
 
-def _line(scope: HTTPScope, status: int, started: float) -> dict[str, object]:
+def _line(method: str, route: str | None, status: int, seconds: float) -> dict[str, object]:
     return {
-        "method": scope["method"],
-        # The template (/v1/orders/{order_id}), not the path: one route, one value.
-        "route": scope.get("path_template") or None,
+        "method": method,
+        "route": route,
         "status": status,
-        "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+        "duration_ms": round(seconds * 1000, 3),
     }

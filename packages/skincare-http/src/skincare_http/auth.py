@@ -19,7 +19,7 @@ ALGORITHM = "HS256"
 SECURITY_SCHEME = "BearerToken"
 SECURITY: list[dict[str, list[str]]] = [{SECURITY_SCHEME: []}]
 # Reachable without a token: the gateway's webhook, the probes and the OpenAPI document.
-PUBLIC_PATHS = ["^/v1/payments/webhook$", "^/healthz$", "^/readyz$", "^/schema"]
+PUBLIC_PATHS = ["^/v1/payments/webhook$", "^/healthz$", "^/readyz$", "^/metrics$", "^/schema"]
 # A user id is ASCII digits (str.isdigit also takes superscripts and Arabic-Indic digits),
 # within PostgreSQL's bigint.
 _USER_ID = re.compile(r"[1-9][0-9]{0,18}")

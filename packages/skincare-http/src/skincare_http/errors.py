@@ -23,6 +23,7 @@ from skincare_http import problems as p
 from skincare_http.body import InvalidBody
 from skincare_http.connections import PlainRequest
 from skincare_http.header_limit import HeadersTooLarge
+from skincare_http.metrics import ApiMetrics
 from skincare_http.request_id import request_id
 from skincare_http.validation import field_errors
 from skincare_http.wire import FieldError, Problem, unstructure
@@ -108,10 +109,13 @@ def _unauthorized(
     return problem_response(request, p.UNAUTHORIZED, detail, headers=CHALLENGE)
 
 
-def _unavailable_handler(retry_after: timedelta) -> ExceptionHandler[Unavailable]:
+def _unavailable_handler(
+    retry_after: timedelta, metrics: ApiMetrics
+) -> ExceptionHandler[Unavailable]:
     seconds = max(1, math.ceil(retry_after.total_seconds()))
 
     def unavailable(request: PlainRequest, exc: Unavailable) -> Response[object]:
+        metrics.unavailable()
         # Expected during an outage: one line per request, no traceback.
         logger.warning("http.service_unavailable", extra=_request_fields(request, exc))
         detail = f"A backing service is unavailable and nothing was done; retry in {seconds} s."
@@ -147,14 +151,14 @@ def _request_fields(request: PlainRequest, exc: Exception) -> dict[str, str]:
     }
 
 
-def exception_handlers(*, retry_after: timedelta) -> ExceptionHandlersMap:
+def exception_handlers(*, retry_after: timedelta, metrics: ApiMetrics) -> ExceptionHandlersMap:
     """The app's exception handlers: domain errors, Litestar's HTTP errors, anything else."""
     handlers: ExceptionHandlersMap = dict.fromkeys(DOMAIN_PROBLEMS, _domain)
     handlers[ValidationException] = _validation
     handlers[InvalidBody] = _invalid_body
     handlers[NotAuthorizedException] = _unauthorized
     handlers[UserNotFound] = _unauthorized
-    handlers[Unavailable] = _unavailable_handler(retry_after)
+    handlers[Unavailable] = _unavailable_handler(retry_after, metrics)
     handlers[HTTPException] = _http
     handlers[Exception] = _unexpected
     return handlers

@@ -7,6 +7,7 @@ statements on a pooled autocommit connection. Results are read by column name.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import NamedTuple
 
 
@@ -17,18 +18,23 @@ class Claimed(NamedTuple):
     body: str
     attempts: int
     receipt: str
+    due_at: datetime
 
 
 # One statement claims a batch of one queue: SKIP LOCKED lets claimers pass each other; the
 # lease pushes available_at forward, so the partial index ix_jobs_claim (queue, available_at)
-# also finds expired leases, and walks only this queue's rows in due order.
+# also finds expired leases, and walks only this queue's rows in due order. The CTE (run once:
+# it locks) keeps each row's available_at from before the lease: when the job became due.
 CLAIM = """
+WITH due AS (
+    SELECT id, available_at FROM jobs
+    WHERE status = 'ready' AND queue = %(queue)s AND available_at <= now()
+    ORDER BY available_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED)
 UPDATE jobs SET attempts = attempts + 1, receipt = gen_random_uuid(),
     available_at = now() + %(visibility)s, lease_expires_at = now() + %(visibility)s
-WHERE id = ANY(ARRAY(
-    SELECT id FROM jobs WHERE status = 'ready' AND queue = %(queue)s AND available_at <= now()
-    ORDER BY available_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED))
-RETURNING id, body, attempts, receipt::text AS receipt
+FROM due WHERE jobs.id = due.id
+RETURNING jobs.id, jobs.body, jobs.attempts, jobs.receipt::text AS receipt,
+    due.available_at AS due_at
 """
 
 NEXT_VISIBLE = """

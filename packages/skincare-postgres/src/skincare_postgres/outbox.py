@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from attrs import evolve
+
 from skincare_core.jobs.codec import encode_job
 from skincare_core.jobs.envelope import check_schedule, check_unique_key
 from skincare_core.jobs.job import Job
 from skincare_core.jobs.routing import QueueRoutes
+from skincare_core.jobs.tracing import HeaderSource
 from skincare_postgres import jobs_sql as sql
 from skincare_postgres.driver import Driver
 from skincare_postgres.schema import queue_channel
@@ -16,10 +19,17 @@ from skincare_postgres.schema import queue_channel
 class PostgresOutbox:
     """With the Postgres queue the outbox row is the queue row; with SQS the relay forwards it."""
 
-    def __init__(self, driver: Driver, routes: QueueRoutes, channel: str) -> None:
+    def __init__(
+        self,
+        driver: Driver,
+        routes: QueueRoutes,
+        channel: str,
+        job_headers: HeaderSource | None = None,
+    ) -> None:
         self._driver = driver
         self._routes = routes
         self._channel = channel
+        self._job_headers = job_headers
 
     async def add(
         self,
@@ -34,6 +44,8 @@ class PostgresOutbox:
 
         A concurrent transaction adding the same key makes this one wait for its outcome.
         """
+        if self._job_headers is not None and (headers := self._job_headers()):
+            job = evolve(job, headers={**headers, **job.headers})
         body = encode_job(job)
         check_schedule(delay, not_before)
         check_unique_key(unique_key)

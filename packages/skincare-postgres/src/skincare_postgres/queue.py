@@ -153,7 +153,10 @@ class PostgresQueue(PostgresDeadLetters):
             except InvalidJob as error:
                 await self._settles.run(sql.BURY_UNREADABLE, {"id": row.id, "reason": str(error)})
                 continue
-            messages.append(Message(receipt=row.receipt, job=job, attempts=row.attempts))
+            # A first delivery became due when it was enqueued (or its delay ended).
+            messages.append(
+                Message(receipt=row.receipt, job=job, attempts=row.attempts, enqueued_at=row.due_at)
+            )
         return messages
 
     async def _until_next_visible(self) -> float:

@@ -25,20 +25,23 @@ _STATS = text(
         EXTRACT(EPOCH FROM now() - min(available_at)
             FILTER (WHERE status = 'ready' AND available_at <= now()))::float8 AS oldest_ready
     FROM jobs
+    WHERE CAST(:queue AS text) IS NULL OR queue = :queue
     """
 )
 
 
 class PostgresQueueStats:
-    """The QueueStats port over the jobs table: one autocommit read, no locks taken."""
+    """The QueueStats port over the jobs table: one autocommit read, no locks taken. With
+    `queue`, only that named queue's jobs count; without, every queue's."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, *, queue: str | None = None) -> None:
         self._engine = engine.execution_options(isolation_level="AUTOCOMMIT")
+        self._queue = queue
 
     async def stats(self) -> QueueCounts:
         """Ready, scheduled, leased and dead jobs, and the oldest ready job's wait."""
         with unavailable_as_error():
             async with self._engine.connect() as conn:
-                row = (await conn.execute(_STATS)).one()
+                row = (await conn.execute(_STATS, {"queue": self._queue})).one()
         oldest = None if row.oldest_ready is None else timedelta(seconds=row.oldest_ready)
         return QueueCounts(row.ready, row.scheduled, row.leased, row.dead, oldest)

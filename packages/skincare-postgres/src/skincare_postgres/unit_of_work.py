@@ -7,6 +7,7 @@ from types import TracebackType
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from skincare_core.jobs.routing import QueueRoutes
+from skincare_core.jobs.tracing import HeaderSource
 from skincare_postgres.catalog import PostgresCarts, PostgresProducts, PostgresUsers
 from skincare_postgres.driver import Autocommit, Driver
 from skincare_postgres.errors import DatabaseUnavailable, is_unavailable, unavailable_as_error
@@ -19,7 +20,8 @@ from skincare_postgres.schema import JOBS_CHANNEL
 class PostgresDatabase:
     """The shop's database; call it for a fresh unit of work (a core UnitOfWorkFactory).
 
-    Its outbox puts each job on the named queue `routes` gives its type.
+    Its outbox puts each job on the named queue `routes` gives its type, with the headers
+    `job_headers` gives (the trace context) added to the job's own.
     """
 
     def __init__(
@@ -28,14 +30,18 @@ class PostgresDatabase:
         *,
         routes: QueueRoutes | None = None,
         channel: str = JOBS_CHANNEL,
+        job_headers: HeaderSource | None = None,
     ) -> None:
         self.engine = engine
         self._routes = QueueRoutes() if routes is None else routes
         self._channel = channel
+        self._job_headers = job_headers
         self._autocommit = Autocommit(engine)
 
     def __call__(self) -> PostgresUnitOfWork:
-        return PostgresUnitOfWork(self.engine, routes=self._routes, channel=self._channel)
+        return PostgresUnitOfWork(
+            self.engine, routes=self._routes, channel=self._channel, job_headers=self._job_headers
+        )
 
     async def ping(self) -> None:
         """Return when the database answers; DatabaseUnavailable when it does not."""
@@ -51,10 +57,12 @@ class PostgresUnitOfWork:
         *,
         routes: QueueRoutes | None = None,
         channel: str = JOBS_CHANNEL,
+        job_headers: HeaderSource | None = None,
     ) -> None:
         self._engine = engine
         self._routes = QueueRoutes() if routes is None else routes
         self._channel = channel
+        self._job_headers = job_headers
         self._conn: AsyncConnection | None = None
 
     async def __aenter__(self) -> PostgresUnitOfWork:
@@ -74,7 +82,7 @@ class PostgresUnitOfWork:
         self.payments = PostgresPayments(driver)
         self.notifications = PostgresNotifications(driver)
         self.invoices = PostgresInvoices(driver)
-        self.outbox = PostgresOutbox(driver, self._routes, self._channel)
+        self.outbox = PostgresOutbox(driver, self._routes, self._channel, self._job_headers)
         return self
 
     async def __aexit__(

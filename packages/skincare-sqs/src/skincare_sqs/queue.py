@@ -27,7 +27,13 @@ from skincare_sqs.ledger import JobLedger
 from skincare_sqs.ledgered import enqueue_through
 from skincare_sqs.received import ReceivedBodies
 from skincare_sqs.sending import Sender, now
-from skincare_sqs.wire import SqsMessage, job_attributes, receive_count, visibility_seconds
+from skincare_sqs.wire import (
+    SqsMessage,
+    job_attributes,
+    receive_count,
+    sent_at,
+    visibility_seconds,
+)
 
 if TYPE_CHECKING:
     from types_boto3_sqs.client import SQSClient
@@ -133,7 +139,7 @@ class SqsQueue:
             QueueUrl=self._queue_url,
             MaxNumberOfMessages=max(1, min(max_messages, _BATCH)),
             WaitTimeSeconds=self._wait,
-            MessageSystemAttributeNames=["ApproximateReceiveCount"],
+            MessageSystemAttributeNames=["ApproximateReceiveCount", "SentTimestamp"],
             MessageAttributeNames=["All"],
         )
         accepted = [await self._accept(raw) for raw in response.get("Messages", [])]
@@ -189,7 +195,7 @@ class SqsQueue:
             await self._dead_lettering.reject(raw, str(exc))
             return None
         self._bodies.keep(receipt, raw["Body"])
-        return Message(receipt=receipt, job=job, attempts=attempts)
+        return Message(receipt=receipt, job=job, attempts=attempts, enqueued_at=sent_at(raw))
 
     async def _start(self, messages: builtins.list[Message]) -> builtins.list[Message]:
         # One statement a batch: cancelled jobs are acked unrun, the others marked running.

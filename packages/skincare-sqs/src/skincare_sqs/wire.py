@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, TypeAlias
 
 from skincare_core.jobs.job import Job
@@ -16,6 +16,8 @@ MAX_VISIBILITY_SECONDS = 12 * 60 * 60
 # SQS's largest message, body and attributes together (the queues are provisioned with it).
 MAX_MESSAGE_BYTES = 1024 * 1024
 _MAX_NAME_CHARS = 256
+# W3C trace context: what tracing tools look for on a message.
+_TRACE_HEADERS = ("traceparent", "tracestate")
 # The characters SQS carries in bodies and attribute values; anything else is refused.
 _NOT_SQS_TEXT = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -42,11 +44,16 @@ def string(value: str) -> AttributeValue:
 
 
 def job_attributes(job: Job) -> Attributes:
-    """Attributes that name the job without decoding its body (hints only: cut to 256 chars)."""
-    return {
+    """Attributes that name the job without decoding its body (hints only: cut to 256 chars),
+    and its trace context where it has one (the body holds it too: the worker reads that)."""
+    attributes = {
         "job_id": string(job.id[:_MAX_NAME_CHARS]),
         "job_type": string(job.type[:_MAX_NAME_CHARS]),
     }
+    for name in _TRACE_HEADERS:
+        if value := job.headers.get(name):
+            attributes[name] = string(value[:_MAX_NAME_CHARS])
+    return attributes
 
 
 def attribute(message: SqsMessage, name: str) -> str | None:
@@ -58,6 +65,12 @@ def attribute(message: SqsMessage, name: str) -> str | None:
 def receive_count(message: SqsMessage) -> int:
     """ApproximateReceiveCount: deliveries so far, this one included."""
     return int(message.get("Attributes", {}).get("ApproximateReceiveCount", "1"))
+
+
+def sent_at(message: SqsMessage) -> datetime | None:
+    """SentTimestamp (epoch milliseconds) as an aware time; None if SQS did not send it."""
+    millis = message.get("Attributes", {}).get("SentTimestamp")
+    return None if millis is None else datetime.fromtimestamp(int(millis) / 1000, UTC)
 
 
 def message_bytes(body: str, attributes: Attributes) -> int:

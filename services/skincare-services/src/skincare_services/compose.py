@@ -19,45 +19,51 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.backoff import full_jitter_delay
+from skincare_core.jobs.metrics import JobMetrics, NoMetrics
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.jobs.router import Handler, Router
+from skincare_core.jobs.tracing import JobTracer
 from skincare_core.jobs.worker import Worker
 from skincare_core.shop.catalogue import ShopService
 from skincare_core.shop.checkout import CheckoutService
-from skincare_core.shop.handlers import build_router
 from skincare_core.shop.job_types import SHOP_ROUTES
-from skincare_core.shop.ports import EmailService, InvoiceStore, UnitOfWorkFactory
 from skincare_core.shop.retry_policies import SHOP_RETRY_POLICIES
 from skincare_core.shop.system_clock import SystemClock
 from skincare_core.shop.webhooks import PaymentWebhookService
-from skincare_email import MaildirEmailService, SmtpEmailService
-from skincare_invoice import DirectoryInvoiceStore, PdfInvoiceRenderer
 from skincare_postgres import PostgresDatabase, create_engine, postgres_backend
 from skincare_services.setting_values import served_queues
 from skincare_services.settings import Settings
+from skincare_services.shop_adapters import shop_router
+from skincare_services.tracing import job_headers, job_tracer, process_tracing
 
 if TYPE_CHECKING:
     from litestar import Litestar
+    from litestar.plugins import PluginProtocol
 
     from skincare_http import ApiSettings
+    from skincare_otel import Tracing
+    from skincare_prometheus import WorkerEndpoint
 
 NO_HANDLERS: Mapping[str, Handler] = MappingProxyType({})
 
 
 @frozen
 class WorkerProcess:
-    """What the worker process runs: one worker per named queue it serves, and the relay."""
+    """What the worker process runs: one worker per named queue it serves, the relay, and the
+    /metrics and /healthz endpoint (None without SKINCARE_METRICS_PORT)."""
 
     workers: Mapping[str, Worker]
     relay: OutboxRelay | None
+    endpoint: WorkerEndpoint | None = None
 
 
 def api_app(*, settings: Settings) -> Litestar:
     """The API process: the Litestar app on the Postgres adapters."""
     from skincare_http import ApiServices, create_app
 
+    tracing = process_tracing(settings, service="api")
     engine = create_engine(settings.database_url)
-    db = PostgresDatabase(engine, routes=SHOP_ROUTES)
+    db = PostgresDatabase(engine, routes=SHOP_ROUTES, job_headers=job_headers(tracing))
     clock = SystemClock()
     checkout = CheckoutService(uow=db, clock=clock, payment_window=settings.payment_window)
     services = ApiServices(
@@ -66,7 +72,8 @@ def api_app(*, settings: Settings) -> Litestar:
         shop=ShopService(uow=db),
         readiness=db,
     )
-    app = create_app(services=services, settings=_api_settings(settings))
+    plugins = [] if tracing is None else [_tracing_plugin(tracing)]
+    app = create_app(services=services, settings=_api_settings(settings), plugins=plugins)
     app.on_shutdown.append(engine.dispose)
     return app
 
@@ -87,22 +94,39 @@ async def worker_process(
     not in it is a ValueError.
     """
     served = served_queues(settings.worker_queues, queues)
+    tracing = process_tracing(settings, service="worker")
     async with AsyncExitStack() as stack:
         engine = await stack.enter_async_context(database_engine(settings=settings))
         backend = await stack.enter_async_context(
             job_backend(settings=settings, engine=engine, queues=served)
         )
-        router = shop_router(settings=settings, uow=PostgresDatabase(engine, routes=SHOP_ROUTES))
+        # A handler's follow-up jobs carry its job's trace context on.
+        uow = PostgresDatabase(engine, routes=SHOP_ROUTES, job_headers=job_headers(tracing))
+        router = shop_router(settings=settings, uow=uow, tracing=tracing)
         for job_type, handler in handlers.items():
             router.register(job_type, handler)
         relay = None
         if backend.outbox is not None:
             relay = OutboxRelay(storage=backend.outbox, sink=backend.sink)
+        metrics: JobMetrics = NoMetrics()
+        endpoint = None
+        if settings.metrics_port:
+            from skincare_services.worker_metrics import worker_metrics
+
+            built = worker_metrics(settings=settings, engine=engine, backend=backend, queues=served)
+            metrics, endpoint = built.jobs, built.endpoint
         workers = {
-            name: _worker(settings=settings, backend=backend, router=router, queue=name)
+            name: _worker(
+                settings=settings,
+                backend=backend,
+                router=router,
+                queue=name,
+                metrics=metrics,
+                tracer=job_tracer(tracing),
+            )
             for name in served
         }
-        yield WorkerProcess(workers, relay)
+        yield WorkerProcess(workers, relay, endpoint)
 
 
 @asynccontextmanager
@@ -154,44 +178,10 @@ async def _sqs_backend(
     )
 
 
-def shop_router(*, settings: Settings, uow: UnitOfWorkFactory) -> Router:
-    """The shop's job types on the configured e-mail sender and invoice store."""
-    return build_router(
-        uow=uow,
-        email=email_service(settings=settings),
-        renderer=PdfInvoiceRenderer(),
-        store=invoice_store(settings=settings),
-        clock=SystemClock(),
-    )
+def _tracing_plugin(tracing: Tracing) -> PluginProtocol:
+    from skincare_otel import litestar_plugin
 
-
-def email_service(*, settings: Settings) -> EmailService:
-    """The configured e-mail sender."""
-    if settings.email == "smtp":
-        return SmtpEmailService(
-            host=settings.smtp_host,
-            port=settings.smtp_port,
-            sender=settings.email_from,
-            username=settings.smtp_username or None,
-            password=settings.smtp_password or None,
-            security=settings.smtp_security,
-        )
-    if settings.email == "ses":
-        from skincare_email.ses import SesEmailService
-        from skincare_services.aws import aws_client
-
-        return SesEmailService(aws_client("ses"), sender=settings.email_from)
-    return MaildirEmailService(settings.maildir, sender=settings.email_from)
-
-
-def invoice_store(*, settings: Settings) -> InvoiceStore:
-    """The configured invoice store."""
-    if settings.invoice_store == "s3":
-        from skincare_invoice.s3 import S3InvoiceStore
-        from skincare_services.aws import aws_client
-
-        return S3InvoiceStore(aws_client("s3"), bucket=settings.invoice_bucket)
-    return DirectoryInvoiceStore(settings.invoice_dir)
+    return litestar_plugin(tracing)
 
 
 def _api_settings(settings: Settings) -> ApiSettings:
@@ -204,7 +194,15 @@ def _api_settings(settings: Settings) -> ApiSettings:
     )
 
 
-def _worker(*, settings: Settings, backend: Backend, router: Router, queue: str) -> Worker:
+def _worker(
+    *,
+    settings: Settings,
+    backend: Backend,
+    router: Router,
+    queue: str,
+    metrics: JobMetrics,
+    tracer: JobTracer | None,
+) -> Worker:
     return Worker(
         queue=backend.queue(queue),
         router=router,
@@ -215,6 +213,8 @@ def _worker(*, settings: Settings, backend: Backend, router: Router, queue: str)
         retry_policies=SHOP_RETRY_POLICIES,
         visibility_timeout=settings.visibility_timeout,
         shutdown_grace=settings.shutdown_grace,
+        metrics=metrics,
+        tracer=tracer,
     )
 
 

@@ -34,6 +34,11 @@ class SettingsError(Exception):
     """A missing or bad setting; the message is one line naming the variable."""
 
 
+def _not_negative(_: object, attribute: attrs.Attribute[int], value: int) -> None:
+    if value < 0:
+        raise ValueError(f"expected 0 or a positive number, got {value}")
+
+
 def _positive(_: object, attribute: attrs.Attribute[int], value: int) -> None:
     if value <= 0:
         raise ValueError(f"expected a positive number, got {value}")
@@ -68,6 +73,13 @@ class Settings:
     api_host: str = "127.0.0.1"
     api_port: int = field(default=8000, validator=_positive)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    # The worker's /metrics and /healthz; 0 serves neither (and counts nothing).
+    metrics_port: int = field(default=0, validator=_not_negative)
+    metrics_host: str = "127.0.0.1"
+    # /healthz answers 503 once a queue's worker loop has not gone round for this long.
+    worker_stale_seconds: int = field(default=60, validator=_positive)
+    # Tracing (the `otel` extra): spans as JSON lines in <dir>/<service>.jsonl; empty: no tracing.
+    trace_dir: str = ""
 
     @property
     def visibility_timeout(self) -> timedelta:

@@ -8,6 +8,7 @@ import logging
 import signal
 import sys
 from collections.abc import Mapping, Sequence
+from functools import partial
 
 import anyio
 
@@ -54,6 +55,9 @@ async def run_worker(
             tg.start_soon(worker.run)
         if process.relay is not None:
             tg.start_soon(process.relay.run)
+        if process.endpoint is not None:
+            serve = process.endpoint.serve
+            await tg.start(partial(serve, host=settings.metrics_host, port=settings.metrics_port))
         concurrency = {name: settings.worker_queues[name] for name in served}
         logger.info("worker.started", extra={"queue": settings.queue, "queues": concurrency})
     logger.info("worker.stopped")

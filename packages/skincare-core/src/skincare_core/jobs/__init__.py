@@ -19,6 +19,7 @@ from skincare_core.jobs.errors import (
     UnknownJobType,
 )
 from skincare_core.jobs.job import Job, Message, new_job, new_job_id
+from skincare_core.jobs.metrics import JobMetrics, NoMetrics, Outcome
 from skincare_core.jobs.ports import (
     DeadLetter,
     DeadLetters,
@@ -32,6 +33,7 @@ from skincare_core.jobs.ports import (
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.jobs.router import Handler, Router
 from skincare_core.jobs.routing import DEFAULT_QUEUE, QueueRoutes
+from skincare_core.jobs.tracing import JobTracer, NoTracer
 from skincare_core.jobs.worker import Worker
 
 __all__ = [
@@ -44,12 +46,17 @@ __all__ = [
     "Handler",
     "InvalidJob",
     "Job",
+    "JobMetrics",
     "JobSink",
     "JobTooLarge",
+    "JobTracer",
     "Message",
+    "NoMetrics",
+    "NoTracer",
     "Outbox",
     "OutboxRelay",
     "OutboxStorage",
+    "Outcome",
     "PermanentJobError",
     "Queue",
     "QueueCounts",

@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping
 
 from cattrs import transform_error
+from cattrs.gen import make_dict_unstructure_fn, override
 from cattrs.preconf.json import make_converter
 from cattrs.v import format_exception
 
@@ -30,6 +31,10 @@ _JSON_TYPES = {
 converter = make_converter(forbid_extra_keys=True)
 converter.register_structure_hook_func(
     lambda t: t == Mapping[str, str], lambda v, _: _string_map(v)
+)
+# A job without headers encodes as before headers existed: its body stays as small as it was.
+converter.register_unstructure_hook(
+    Job, make_dict_unstructure_fn(Job, converter, headers=override(omit_if_default=True))
 )
 # cattrs' default str hook calls str() on anything, turning {"id": {}} into the id "{}".
 converter.register_structure_hook(str, lambda v, _: _string(v))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
+from datetime import datetime
 
 from attrs import field, frozen
 
@@ -14,20 +15,24 @@ def _frozen_payload(value: Mapping[str, str]) -> Mapping[str, str]:
 
 @frozen
 class Job:
-    """A unit of background work: an id, a type and identities (never snapshots) as payload."""
+    """A unit of background work: an id, a type and identities (never snapshots) as payload.
+    `headers` carry context from whoever enqueued it (the trace context), never job data."""
 
     id: str
     type: str
     payload: Mapping[str, str] = field(factory=dict, converter=_frozen_payload)
+    headers: Mapping[str, str] = field(factory=dict, converter=_frozen_payload)
 
 
 @frozen
 class Message:
-    """A delivered job: `receipt` is the lease handle, `attempts` is 1 on first delivery."""
+    """A delivered job: `receipt` is the lease handle, `attempts` is 1 on first delivery,
+    `enqueued_at` when the job was first enqueued (None where the queue cannot tell)."""
 
     receipt: str
     job: Job
     attempts: int
+    enqueued_at: datetime | None = None
 
 
 def new_job_id() -> str:

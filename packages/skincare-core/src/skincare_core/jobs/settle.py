@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import anyio
 
 from skincare_core.jobs.errors import PermanentJobError, RetryLater
 from skincare_core.jobs.job import Message
+from skincare_core.jobs.metrics import JobMetrics, NoMetrics, Outcome
 from skincare_core.jobs.ports import Queue
 from skincare_core.jobs.retry import RetryPolicies
 from skincare_core.jobs.router import Router
 from skincare_core.jobs.slots import Slot
+from skincare_core.jobs.tracing import JobTracer, NoTracer
 
 logger = logging.getLogger("skincare_core.jobs.worker")
 
@@ -36,8 +39,12 @@ class Settler:
         job_timeout: float,
         backoff: Callable[[int], timedelta],
         policies: RetryPolicies,
+        metrics: JobMetrics | None = None,
+        tracer: JobTracer | None = None,
     ) -> None:
         self._queue = queue
+        self._metrics = metrics or NoMetrics()
+        self._tracer = tracer or NoTracer()
         self._router = router
         self._max_attempts = max_attempts
         self._job_timeout = job_timeout
@@ -50,33 +57,49 @@ class Settler:
         message = slot.message
         if message.attempts > self._attempts_of(message):
             reason = f"crashed: {message.attempts - 1} deliveries never finished"
+            self._metrics.started(self._queue.name, message.job.type, None)
             await self._dead_letter(message, reason)
+            self._metrics.finished(self._queue.name, message.job.type, "dead_lettered", 0.0)
             return
+        self._metrics.started(self._queue.name, message.job.type, _waited(message))
+        started = time.perf_counter()
         try:
-            await self._router.dispatch(message.job)
+            await self._dispatch(slot)
+        finally:
+            duration = time.perf_counter() - started
+            self._metrics.finished(self._queue.name, message.job.type, slot.outcome, duration)
+
+    async def _dispatch(self, slot: Slot) -> None:
+        message = slot.message
+        try:
+            with self._tracer.job_span(message.job):
+                await self._router.dispatch(message.job)
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
-                await self._cancelled(slot)
+                slot.outcome = await self._cancelled(slot)
             raise
         except Exception as exc:
             slot.settling = True
-            await self.failed(message, exc)
+            slot.outcome = await self.failed(message, exc)
         else:
+            # Only the handler's own cancellation is handled above, never one during the ack.
             slot.settling = True
+            slot.outcome = "done"
             logger.info("job.done", extra=_fields(message))
             await self.safely(self._queue.ack, message)
 
-    async def failed(self, message: Message, exc: Exception) -> None:
+    async def failed(self, message: Message, exc: Exception) -> Outcome:
         """Dead-letter a permanent error or the last attempt; otherwise nack with a delay."""
         error = f"{type(exc).__name__}: {exc}"
         # RetryLater only replaces the backoff delay; it still counts toward max_attempts.
         if isinstance(exc, PermanentJobError) or message.attempts >= self._attempts_of(message):
             await self._dead_letter(message, error)
-            return
+            return "dead_lettered"
         delay = exc.delay if isinstance(exc, RetryLater) else self._delay(message)
         fields = _fields(message, delay=delay.total_seconds(), error=error)
         logger.warning("job.retry", extra=fields)
         await self.safely(self._queue.nack, message, delay)
+        return "retried"
 
     def _attempts_of(self, message: Message) -> int:
         policy = self._policies.get(message.job.type)
@@ -88,24 +111,31 @@ class Settler:
             return self._backoff(message.attempts)
         return policy.delay(message.attempts, self._rng)
 
-    async def _cancelled(self, slot: Slot) -> None:
+    async def _cancelled(self, slot: Slot) -> Outcome:
         if slot.timed_out:
             timeout = TimeoutError(f"ran longer than the job timeout of {self._job_timeout:g} s")
-            await self.failed(slot.message, timeout)
-            return
+            return await self.failed(slot.message, timeout)
         logger.warning("job.cancelled", extra=_fields(slot.message, delay=0.0))
         await self.safely(self._queue.nack, slot.message, timedelta(0))
+        return "cancelled"
 
     async def _dead_letter(self, message: Message, reason: str) -> None:
         logger.error("job.dead_lettered", extra=_fields(message, error=reason))
         await self.safely(self._queue.dead_letter, message, reason)
 
-    @staticmethod
     async def safely(
-        operation: Callable[..., Awaitable[None]], message: Message, *args: object
+        self, operation: Callable[..., Awaitable[None]], message: Message, *args: object
     ) -> None:
         """Run a queue operation; a failure only delays the job (its lease expires)."""
         try:
             await operation(message, *args)
         except Exception as exc:
+            self._metrics.settle_failed(self._queue.name)
             logger.error("queue.settle_failed", extra=_fields(message, error=repr(exc)))
+
+
+def _waited(message: Message) -> float | None:
+    # A redelivery's wait includes its backoff or a lost lease: only first deliveries count.
+    if message.enqueued_at is None or message.attempts != 1:
+        return None
+    return max((datetime.now(UTC) - message.enqueued_at).total_seconds(), 0.0)

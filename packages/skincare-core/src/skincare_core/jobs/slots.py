@@ -9,6 +9,7 @@ from datetime import timedelta
 import anyio
 
 from skincare_core.jobs.job import Message
+from skincare_core.jobs.metrics import Outcome
 
 logger = logging.getLogger("skincare_core.jobs.worker")
 Extend = Callable[[Message, timedelta], Awaitable[None]]
@@ -17,7 +18,7 @@ Extend = Callable[[Message, timedelta], Awaitable[None]]
 class Slot:
     """One running job: the runner's cancel scope, when it started, when its lease was renewed."""
 
-    __slots__ = ("message", "renewed", "scope", "settling", "started", "timed_out")
+    __slots__ = ("message", "outcome", "renewed", "scope", "settling", "started", "timed_out")
 
     def __init__(self, message: Message, scope: anyio.CancelScope, now: float) -> None:
         self.message = message
@@ -25,6 +26,8 @@ class Slot:
         self.started = self.renewed = now
         self.timed_out = False
         self.settling = False
+        # How the job settled, for the metrics; a job stopped before it settled is cancelled.
+        self.outcome: Outcome = "cancelled"
 
 
 class Slots:

@@ -12,15 +12,18 @@ import anyio
 
 from skincare_core.jobs.backoff import backoff_delay, receive_pause
 from skincare_core.jobs.job import Message
+from skincare_core.jobs.metrics import JobMetrics, NoMetrics
 from skincare_core.jobs.ports import Queue
 from skincare_core.jobs.retry import RetryPolicies
 from skincare_core.jobs.router import Router
 from skincare_core.jobs.settle import Settler
 from skincare_core.jobs.slots import Slots
+from skincare_core.jobs.tracing import JobTracer
 from skincare_core.log_context import bind_fields, unbind_fields
 
 logger = logging.getLogger(__name__)
 _REFILL_WAIT = 0.005
+_FULL_TICK = 5.0
 
 
 class Worker:
@@ -45,6 +48,8 @@ class Worker:
         receive_batch: int = 10,
         backoff: Callable[[int], timedelta] = backoff_delay,
         retry_policies: RetryPolicies | None = None,
+        metrics: JobMetrics | None = None,
+        tracer: JobTracer | None = None,
     ) -> None:
         if concurrency < 1 or max_attempts < 1 or receive_batch < 1:
             raise ValueError("concurrency, max_attempts and receive_batch must be >= 1")
@@ -52,6 +57,7 @@ class Worker:
         if visibility_timeout <= timedelta(0) or job_timeout <= timedelta(0):
             raise ValueError("visibility_timeout and job_timeout must be positive")
         self._queue = queue
+        self._metrics = metrics or NoMetrics()
         self._settler = Settler(
             queue=queue,
             router=router,
@@ -59,6 +65,8 @@ class Worker:
             job_timeout=job_timeout.total_seconds(),
             backoff=backoff,
             policies=retry_policies or {},
+            metrics=self._metrics,
+            tracer=tracer,
         )
         self._concurrency = concurrency
         self._job_timeout = job_timeout.total_seconds()
@@ -102,17 +110,22 @@ class Worker:
 
     async def _receive(self) -> None:
         while self.in_flight >= self._concurrency:
-            await self._wait_for_change()
+            with anyio.move_on_after(_FULL_TICK):
+                await self._wait_for_change()
+            # Busy, not stuck: a liveness check sees the loop go round while every slot is taken.
+            self._metrics.received(self._queue.name, 0)
         await self._let_slots_accumulate()
         wanted = min(self._concurrency - self.in_flight, self._batch)
         try:
             messages = await self._queue.receive(wanted)
         except Exception as exc:
             failures = self._receive_failures = self._receive_failures + 1
+            self._metrics.receive_failed(self._queue.name)
             logger.error("queue.receive_failed", extra={"error": repr(exc), "failures": failures})
             await anyio.sleep(receive_pause(failures - 1, self._rng))
             return
         self._receive_failures = 0
+        self._metrics.received(self._queue.name, len(messages))
         if messages:
             self._pending.extend(messages)
             self._work.set()

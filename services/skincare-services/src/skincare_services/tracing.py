@@ -1,0 +1,68 @@
+"""Tracing of a process, when SKINCARE_TRACE_DIR asks for it: built from the `otel` extra,
+which is imported only then (a process without tracing loads nothing of OpenTelemetry)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from skincare_core.jobs.tracing import HeaderSource, JobTracer
+from skincare_core.shop.ports import EmailService, InvoiceRenderer
+from skincare_services.settings import Settings
+
+if TYPE_CHECKING:
+    from skincare_otel import Tracing
+
+
+def process_tracing(settings: Settings, *, service: str) -> Tracing | None:
+    """The process's tracing; None when not configured. Configured without the extra installed
+    is a one-line error and exit status 2."""
+    if not settings.trace_dir:
+        return None
+    try:
+        from skincare_otel import file_tracing
+    except ImportError:
+        print(
+            f"skincare-{service}: SKINCARE_TRACE_DIR is set but the otel extra is not installed"
+            " (install skincare-services[otel])",
+            file=sys.stderr,
+        )
+        raise SystemExit(2) from None
+    return file_tracing(Path(settings.trace_dir), service=service)
+
+
+def job_headers(tracing: Tracing | None) -> HeaderSource | None:
+    """What the outbox stamps on each job: the current trace context (None: nothing)."""
+    if tracing is None:
+        return None
+    from skincare_otel import current_headers
+
+    return current_headers
+
+
+def job_tracer(tracing: Tracing | None) -> JobTracer | None:
+    """The worker's span per job (None: the engine's no-op)."""
+    if tracing is None:
+        return None
+    from skincare_otel import OtelJobTracer
+
+    return OtelJobTracer(tracing.tracer)
+
+
+def traced_email(email: EmailService, tracing: Tracing | None) -> EmailService:
+    """`email`, each send a child span of the job's when tracing."""
+    if tracing is None:
+        return email
+    from skincare_otel import TracedEmailService
+
+    return TracedEmailService(email, tracing.tracer)
+
+
+def traced_renderer(renderer: InvoiceRenderer, tracing: Tracing | None) -> InvoiceRenderer:
+    """`renderer`, each render a child span of the job's when tracing."""
+    if tracing is None:
+        return renderer
+    from skincare_otel import TracedInvoiceRenderer
+
+    return TracedInvoiceRenderer(renderer, tracing.tracer)

@@ -1,0 +1,51 @@
+"""The worker process's metrics: the engine's counters, queue depth, and /metrics + /healthz.
+
+Only built when SKINCARE_METRICS_PORT is set, and imported only then: a worker without metrics
+loads nothing of prometheus-client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from attrs import frozen
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.ports import QueueStats
+from skincare_postgres.stats import PostgresQueueStats
+from skincare_prometheus import PrometheusJobMetrics, QueueDepthCollector, WorkerEndpoint
+from skincare_services.settings import Settings
+
+
+@frozen
+class WorkerMetrics:
+    """What the worker wires in: the port's adapter for its workers, the endpoint to serve."""
+
+    jobs: PrometheusJobMetrics
+    endpoint: WorkerEndpoint
+
+
+def worker_metrics(
+    *, settings: Settings, engine: AsyncEngine, backend: Backend, queues: Sequence[str]
+) -> WorkerMetrics:
+    """Counters of the served `queues`, and depth per queue from the configured backend."""
+    from prometheus_client import CollectorRegistry
+
+    registry = CollectorRegistry()
+    jobs = PrometheusJobMetrics(registry, queues=queues)
+    depth_sources: dict[str, QueueStats]
+    outbox = None
+    if settings.queue == "sqs":
+        # The SQS backend's stats add up every named queue's SQS queue and DLQ: one series,
+        # "all"; the jobs table's ready rows are the outbox the relay has yet to send.
+        depth_sources = {"all": backend.stats}
+        outbox = PostgresQueueStats(engine)
+    else:
+        depth_sources = {name: PostgresQueueStats(engine, queue=name) for name in queues}
+    depth = QueueDepthCollector(depth_sources, outbox=outbox)
+    registry.register(depth)
+    endpoint = WorkerEndpoint(
+        registry=registry, jobs=jobs, depth=depth, stale_after=settings.worker_stale_seconds
+    )
+    return WorkerMetrics(jobs, endpoint)
