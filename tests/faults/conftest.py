@@ -51,3 +51,19 @@ def count_jobs(url: str) -> int:
     with psycopg.connect(libpq_conninfo(url), autocommit=True) as conn:
         row = conn.execute("SELECT count(*) FROM jobs").fetchone()
     return int(row[0]) if row else 0
+
+
+def upstream_of(url: str) -> tuple[str, int] | str:
+    """Where a proxy forwards to reach `url`'s server: its Unix socket's path, or host and port."""
+    parsed = make_url(url)
+    port = parsed.port or 5432
+    socket_dir = parsed.query.get("host")
+    if isinstance(socket_dir, str) and socket_dir.startswith("/"):
+        return f"{socket_dir}/.s.PGSQL.{port}"
+    return (parsed.host or "127.0.0.1", port)
+
+
+def through(url: str, port: int) -> str:
+    """`url` reaching its server through 127.0.0.1:`port` (a proxy) over TCP."""
+    parsed = make_url(url).set(host="127.0.0.1", port=port)
+    return parsed.difference_update_query(["host"]).render_as_string(hide_password=False)

@@ -27,8 +27,8 @@ from skincare_core.shop.job_types import SHOP_ROUTES
 from skincare_services.aws import READ_TIMEOUT_SECONDS, SQS_LONG_POLL_SECONDS
 from skincare_services.compose import worker_process
 from skincare_services.settings import load_settings
+from tests.faults.tcp_proxy import TcpProxy
 from tests.sqs.conftest import ProvisionNamed
-from tests.sqs.tcp_proxy import TcpProxy
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 STALL_SECONDS = 8.0

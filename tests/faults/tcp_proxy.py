@@ -1,4 +1,8 @@
-"""A TCP proxy a test controls: it forwards to an upstream address, or stalls.
+"""A TCP proxy a test controls: it forwards to an upstream address (TCP, or a Unix socket's
+path), and on command cuts, stalls or slows the traffic.
+
+A cut is a server gone: open connections are reset and new ones refused (reset at once) until
+`resume()`. Slow delays every forwarded chunk by a fixed time.
 
 A stall is an endpoint that accepts connections and never answers: from `stall()` on, nothing
 more is forwarded on any open connection, and connections accepted during the stall are never
@@ -8,8 +12,11 @@ are lost, as with a server that hung); only connections opened after `resume()` 
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import struct
 import threading
+import time
 
 _CHUNK = 65536
 
@@ -17,11 +24,13 @@ _CHUNK = 65536
 class TcpProxy:
     """127.0.0.1:<port> -> upstream, in threads; `stall()`, `resume()`, `close()`."""
 
-    def __init__(self, upstream: tuple[str, int]) -> None:
+    def __init__(self, upstream: tuple[str, int] | str) -> None:
         self._upstream = upstream
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port = int(self._listener.getsockname()[1])
         self._stalled = threading.Event()
+        self._cut = threading.Event()
+        self._delay = 0.0
         self._generation = 0
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
@@ -40,8 +49,23 @@ class TcpProxy:
             self._stalled.set()
 
     def resume(self) -> None:
-        """Forward connections opened from now on; the silent ones stay silent."""
+        """Forward connections opened from now on at full speed; the silent ones stay silent."""
         self._stalled.clear()
+        self._cut.clear()
+        self._delay = 0.0
+
+    def cut(self) -> None:
+        """Reset every open connection and every new one until `resume()`."""
+        self._cut.set()
+        with self._lock:
+            self._generation += 1
+            sockets, self._sockets = self._sockets, []
+        for sock in sockets:
+            _reset(sock)
+
+    def slow(self, delay: float) -> None:
+        """Hold every chunk forwarded from now on for `delay` seconds."""
+        self._delay = delay
 
     def close(self) -> None:
         """Stop listening and close every connection."""
@@ -63,8 +87,12 @@ class TcpProxy:
             except OSError:
                 return
             with self._lock:
-                self._sockets.append(client)
                 self.accepted += 1
+            if self._cut.is_set():
+                _reset(client)
+                continue
+            with self._lock:
+                self._sockets.append(client)
             threading.Thread(target=self._serve, args=(client,), daemon=True).start()
 
     def _serve(self, client: socket.socket) -> None:
@@ -74,7 +102,7 @@ class TcpProxy:
             self._pump(client, None, generation)
             return
         try:
-            upstream = socket.create_connection(self._upstream)
+            upstream = _connect(self._upstream)
         except OSError:
             client.close()
             return
@@ -89,6 +117,8 @@ class TcpProxy:
         # Reads on after a stall, dropping what it reads, so a client that gives up is noticed.
         try:
             while data := source.recv(_CHUNK):
+                if self._delay:
+                    time.sleep(self._delay)
                 if target is not None and generation == self._generation:
                     target.sendall(data)
         except OSError:
@@ -97,3 +127,18 @@ class TcpProxy:
             source.close()
             if target is not None:
                 target.close()
+
+
+def _connect(upstream: tuple[str, int] | str) -> socket.socket:
+    if isinstance(upstream, tuple):
+        return socket.create_connection(upstream)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(upstream)
+    return sock
+
+
+def _reset(sock: socket.socket) -> None:
+    """Close with an RST (linger 0), as a dead server's host answers, not a clean FIN."""
+    with contextlib.suppress(OSError):
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    sock.close()
