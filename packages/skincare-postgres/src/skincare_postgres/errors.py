@@ -10,8 +10,10 @@ from sqlalchemy import exc as sa_exc
 
 from skincare_core.jobs.errors import Unavailable
 
-# Connection refused or lost, server shutting down or restarting, statement timeout.
+# Connection refused or lost, server shutting down or restarting, statement timeout, and no
+# pooled connection free in time (SQLAlchemy's own TimeoutError, not the builtin one).
 _UNAVAILABLE: tuple[type[BaseException], ...] = (
+    sa_exc.TimeoutError,
     sa_exc.OperationalError,
     sa_exc.InterfaceError,
     sa_exc.DisconnectionError,
