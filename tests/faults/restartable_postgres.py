@@ -24,18 +24,17 @@ class RestartablePostgres:
 
     def restart(self, mode: StopMode) -> None:
         """`pg_ctl restart -m mode`: every connection is cut, the server back when it returns."""
+        self._pg_ctl("-l", str(self._server.log), "-m", mode, "restart")
+
+    def stop(self) -> None:
+        """`pg_ctl stop`: the restarted postmaster is not the process pgserver would stop."""
+        if (self._server.pgdata / "postmaster.pid").exists():
+            self._pg_ctl("-m", "fast", "stop")
+
+    def _pg_ctl(self, *args: str) -> None:
         pgexec(
             "pg_ctl",
-            (
-                "-w",
-                "-D",
-                str(self._server.pgdata),
-                "-l",
-                str(self._server.log),
-                "-m",
-                mode,
-                "restart",
-            ),
+            ("-w", "-D", str(self._server.pgdata), *args),
             bin_path=self._server.bin_path,
             user=self._server.system_user,
         )
@@ -45,9 +44,10 @@ class RestartablePostgres:
 def restartable_postgres(data_dir: Path) -> Iterator[RestartablePostgres]:
     """A fresh server in `data_dir`, migrated to head, stopped after."""
     server = get_server(data_dir, cleanup_mode="stop")
+    postgres = RestartablePostgres(server)
     try:
-        postgres = RestartablePostgres(server)
         upgrade(postgres.url)
         yield postgres
     finally:
         server.cleanup()
+        postgres.stop()
