@@ -124,9 +124,9 @@ class TcpProxy:
         except OSError:
             pass
         finally:
-            source.close()
+            _close(source)
             if target is not None:
-                target.close()
+                _close(target)
 
 
 def _connect(upstream: tuple[str, int] | str) -> socket.socket:
@@ -141,4 +141,12 @@ def _reset(sock: socket.socket) -> None:
     """Close with an RST (linger 0), as a dead server's host answers, not a clean FIN."""
     with contextlib.suppress(OSError):
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    _close(sock)
+
+
+def _close(sock: socket.socket) -> None:
+    # close() alone waits for another thread's recv() on the socket, which may never return:
+    # shutdown() ends that recv at once, so the pair's other side is closed too.
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
     sock.close()
