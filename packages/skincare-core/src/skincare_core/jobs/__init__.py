@@ -29,10 +29,15 @@ from skincare_core.jobs.ports import (
     Queue,
     QueueCounts,
     QueueStats,
+    RateLimiter,
+    ScheduleStore,
 )
+from skincare_core.jobs.rate_limit import RateLimit, Throttle
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.jobs.router import Handler, Router
 from skincare_core.jobs.routing import DEFAULT_QUEUE, QueueRoutes
+from skincare_core.jobs.schedule import Schedule
+from skincare_core.jobs.scheduler import Scheduler, Schedules
 from skincare_core.jobs.tracing import JobTracer, NoTracer
 from skincare_core.jobs.worker import Worker
 
@@ -62,8 +67,15 @@ __all__ = [
     "QueueCounts",
     "QueueRoutes",
     "QueueStats",
+    "RateLimit",
+    "RateLimiter",
     "RetryLater",
     "Router",
+    "Schedule",
+    "ScheduleStore",
+    "Scheduler",
+    "Schedules",
+    "Throttle",
     "Unavailable",
     "UnknownJobType",
     "Worker",

@@ -3,7 +3,7 @@ the relay's `JobSink` and `OutboxStorage`. Adapters implement them; the engine c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -154,3 +154,27 @@ class OutboxStorage(Protocol):
 
     async def release(self, handles: Sequence[str]) -> None:
         """These claimed jobs were not sent: claimable again at once, not after their lease."""
+
+
+class ScheduleStore(Protocol):
+    """The last tick of every periodic schedule, where every scheduler process sees it."""
+
+    async def begin(self, schedule: str, tick: datetime) -> None:
+        """Record `tick` as the last run of a schedule that has none yet (else do nothing): a
+        new schedule starts at its next tick rather than catching up on one it never had."""
+
+    async def claim(self, schedule: str, tick: datetime, envelope: Envelope) -> bool:
+        """If `tick` is later than the schedule's last run, record it and enqueue `envelope`;
+        whether this call did. Of any number of concurrent callers, one gets True per tick.
+        Where the backend can, the record and the enqueue commit together."""
+
+    async def last_runs(self) -> Mapping[str, datetime]:
+        """Each recorded schedule's last tick (UTC)."""
+
+
+class RateLimiter(Protocol):
+    """Starts per second under a key (a named queue), counted where every worker sees them."""
+
+    async def acquire(self, key: str, wanted: int, per_second: int) -> int:
+        """Take up to `wanted` of the current second's `per_second` starts for `key`; how many
+        were granted (0: this second's are used up)."""

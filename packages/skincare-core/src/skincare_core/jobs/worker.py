@@ -14,6 +14,7 @@ from skincare_core.jobs.backoff import backoff_delay, receive_pause
 from skincare_core.jobs.job import Message
 from skincare_core.jobs.metrics import JobMetrics, NoMetrics
 from skincare_core.jobs.ports import Queue
+from skincare_core.jobs.rate_limit import Throttle
 from skincare_core.jobs.retry import RetryPolicies
 from skincare_core.jobs.router import Router
 from skincare_core.jobs.settle import Settler
@@ -50,6 +51,7 @@ class Worker:
         retry_policies: RetryPolicies | None = None,
         metrics: JobMetrics | None = None,
         tracer: JobTracer | None = None,
+        throttle: Throttle | None = None,
     ) -> None:
         if concurrency < 1 or max_attempts < 1 or receive_batch < 1:
             raise ValueError("concurrency, max_attempts and receive_batch must be >= 1")
@@ -73,6 +75,7 @@ class Worker:
         self._visibility = visibility_timeout
         self._grace = shutdown_grace.total_seconds()
         self._batch = receive_batch
+        self._throttle = throttle
         self._pending: deque[Message] = deque()
         self._slots = Slots()
         self._stopping = False
@@ -117,6 +120,8 @@ class Worker:
         await self._let_slots_accumulate()
         wanted = min(self._concurrency - self.in_flight, self._batch)
         try:
+            if self._throttle is not None:
+                wanted = await self._throttle.take(wanted)
             messages = await self._queue.receive(wanted)
         except Exception as exc:
             failures = self._receive_failures = self._receive_failures + 1
