@@ -7,6 +7,7 @@ from skincare_postgres.errors import DatabaseUnavailable
 from skincare_postgres.job_ledger import PostgresJobLedger
 from skincare_postgres.migrations import downgrade, upgrade
 from skincare_postgres.outbox_storage import PostgresOutboxStorage
+from skincare_postgres.periodic import PostgresRateLimiter, PostgresScheduleStore
 from skincare_postgres.queue import PostgresQueue
 from skincare_postgres.schema import JOBS_CHANNEL, metadata
 from skincare_postgres.sink import PostgresSink
@@ -19,6 +20,8 @@ __all__ = [
     "PostgresJobLedger",
     "PostgresOutboxStorage",
     "PostgresQueue",
+    "PostgresRateLimiter",
+    "PostgresScheduleStore",
     "PostgresSink",
     "PostgresUnitOfWork",
     "create_engine",

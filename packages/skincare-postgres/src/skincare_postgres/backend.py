@@ -16,6 +16,7 @@ from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.routing import DEFAULT_QUEUE
 from skincare_postgres.dead_letters import PostgresDeadLetters
 from skincare_postgres.job_ledger import PostgresJobLedger
+from skincare_postgres.periodic import PostgresRateLimiter, PostgresScheduleStore
 from skincare_postgres.queue import PostgresQueue
 from skincare_postgres.sink import PostgresSink
 from skincare_postgres.stats import PostgresQueueStats
@@ -51,6 +52,8 @@ async def postgres_backend(
             sink=PostgresSink(engine),
             outbox=None,
             stats=PostgresQueueStats(engine),
+            schedules=PostgresScheduleStore(engine),
+            rate_limiter=PostgresRateLimiter(engine),
         )
 
 

@@ -220,3 +220,22 @@ jobs = Table(
         postgresql_where=text("status IN ('ready', 'sent', 'running') AND unique_key IS NOT NULL"),
     ),
 )
+
+# One row per periodic schedule: the last tick enqueued. A claim moves it forward only to a
+# later tick, so of all scheduler processes one enqueues each tick.
+job_schedules = Table(
+    "job_schedules",
+    metadata,
+    Column("name", Text, primary_key=True),
+    Column("last_tick", DateTime(timezone=True), nullable=False),
+)
+
+# One row per rate-limited key: the current one-second window and the starts granted in it.
+job_rate_windows = Table(
+    "job_rate_windows",
+    metadata,
+    Column("key", Text, primary_key=True),
+    Column("window_start", DateTime(timezone=True), nullable=False),
+    Column("used", Integer, nullable=False),
+    CheckConstraint("used >= 0", name="used_not_negative"),
+)

@@ -7,7 +7,15 @@ from types import MappingProxyType
 
 from attrs import field, frozen
 
-from skincare_core.jobs.ports import DeadLetters, JobSink, OutboxStorage, Queue, QueueStats
+from skincare_core.jobs.ports import (
+    DeadLetters,
+    JobSink,
+    OutboxStorage,
+    Queue,
+    QueueStats,
+    RateLimiter,
+    ScheduleStore,
+)
 from skincare_core.jobs.routing import DEFAULT_QUEUE
 
 
@@ -23,7 +31,9 @@ class Backend:
     own connections on exit. `queues` holds one `Queue` per named queue it was asked to serve;
     `dead_letters`, `sink` and `stats` cover every named queue. `outbox` is the relay's storage,
     set only where a relay must run (a queue whose outbox rows live elsewhere); where the outbox
-    row is the queue row it is None. `stats` counts the jobs by state.
+    row is the queue row it is None. `stats` counts the jobs by state. `schedules` records
+    periodic schedules' ticks and `rate_limiter` counts job starts, shared by every process
+    where the backend can (None: the adapter has none yet).
     """
 
     queues: Mapping[str, Queue] = field(converter=_read_only)
@@ -31,6 +41,8 @@ class Backend:
     sink: JobSink
     outbox: OutboxStorage | None
     stats: QueueStats
+    schedules: ScheduleStore | None = None
+    rate_limiter: RateLimiter | None = None
 
     def queue(self, name: str = DEFAULT_QUEUE) -> Queue:
         """The named queue; KeyError naming the queues served when it is not one of them."""

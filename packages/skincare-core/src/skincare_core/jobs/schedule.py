@@ -10,7 +10,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from attrs import field, frozen
 from croniter import croniter
 
+from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Job
+from skincare_core.jobs.routing import DEFAULT_QUEUE
 
 DEFAULT_TIMEZONE = "Asia/Jakarta"
 """The time zone of a schedule that names none: the shop's."""
@@ -71,6 +73,10 @@ class Schedule:
         return Job(
             id=job_id, type=self.job_type, payload={**self.payload, "tick": stamp.isoformat()}
         )
+
+    def envelope(self, tick: datetime, queue: str = DEFAULT_QUEUE) -> Envelope:
+        """The job of `tick` addressed to `queue`, unique under the tick's key."""
+        return Envelope(self.job(tick), queue, None, self.unique_key(tick))
 
 
 def _aware(moment: datetime) -> datetime:

@@ -8,7 +8,6 @@ from datetime import UTC, datetime
 
 import anyio
 
-from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.ports import ScheduleStore
 from skincare_core.jobs.routing import QueueRoutes
 from skincare_core.jobs.schedule import DEFAULT_TIMEZONE, Schedule, until
@@ -81,7 +80,11 @@ class Scheduler:
         enqueued = []
         for schedule in self._schedules:
             tick = schedule.last_tick(now)
-            if await self._store.claim(schedule.name, tick, self._envelope(schedule, tick)):
+            if await self._store.claim(
+                schedule.name,
+                tick,
+                schedule.envelope(tick, self._routes.queue_of(schedule.job_type)),
+            ):
                 logger.info(
                     "schedule.enqueued", extra={"schedule": schedule.name, "tick": str(tick)}
                 )
@@ -105,7 +108,3 @@ class Scheduler:
                 await self.run_due()
             except Exception as exc:
                 logger.error("schedule.claim_failed", extra={"error": repr(exc)})
-
-    def _envelope(self, schedule: Schedule, tick: datetime) -> Envelope:
-        queue = self._routes.queue_of(schedule.job_type)
-        return Envelope(schedule.job(tick), queue, None, schedule.unique_key(tick))

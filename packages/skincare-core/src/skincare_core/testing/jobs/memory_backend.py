@@ -14,6 +14,7 @@ from skincare_core.jobs.ports import DeadLetter, OutboxStorage, QueueCounts
 from skincare_core.jobs.routing import DEFAULT_QUEUE
 from skincare_core.testing.jobs.memory_keys import UniqueKeys
 from skincare_core.testing.jobs.memory_queue import InMemoryQueue
+from skincare_core.testing.jobs.memory_schedules import InMemoryRateLimiter, InMemoryScheduleStore
 
 
 class QueueOptions(TypedDict, total=False):
@@ -118,4 +119,12 @@ async def memory_backend(
     """
     queues = InMemoryQueues() if queues is None else queues
     served = {name: queues.queue(name) for name in names}
-    yield Backend(queues=served, dead_letters=queues, sink=queues, outbox=outbox, stats=queues)
+    yield Backend(
+        queues=served,
+        dead_letters=queues,
+        sink=queues,
+        outbox=outbox,
+        stats=queues,
+        schedules=InMemoryScheduleStore(queues),
+        rate_limiter=InMemoryRateLimiter(),
+    )

@@ -1,0 +1,76 @@
+"""Periodic schedules' last ticks and rate limits' windows, in tables every process shares."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+
+from psycopg.rows import dict_row
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from skincare_core.jobs.codec import encode_job
+from skincare_core.jobs.envelope import Envelope
+from skincare_postgres import periodic_sql as sql
+from skincare_postgres.driver import Autocommit
+from skincare_postgres.schema import JOBS_CHANNEL
+
+
+class PostgresScheduleStore:
+    """The ScheduleStore on job_schedules: a tick's record and its job commit together."""
+
+    def __init__(self, engine: AsyncEngine, *, channel: str = JOBS_CHANNEL) -> None:
+        self._autocommit = Autocommit(engine)
+        self._channel = channel
+
+    async def begin(self, schedule: str, tick: datetime) -> None:
+        """Record `tick` as the last run unless the schedule has one."""
+        await self._autocommit.run(sql.SCHEDULE_BEGIN, {"name": schedule, "tick": tick})
+
+    async def claim(self, schedule: str, tick: datetime, envelope: Envelope) -> bool:
+        """Move the last run to `tick` and insert the job, in one statement, if `tick` is later."""
+        job = envelope.job
+        params = {
+            "name": schedule,
+            "tick": tick,
+            "id": job.id,
+            "type": job.type,
+            "body": encode_job(job),
+            "queue": envelope.queue,
+            "key": envelope.unique_key,
+            "channel": self._channel,
+        }
+        [row] = await self._autocommit.rows(sql.SCHEDULE_CLAIM, params, dict_row)
+        return bool(row["claimed"])
+
+    async def last_runs(self) -> Mapping[str, datetime]:
+        """Each recorded schedule's last tick."""
+        rows = await self._autocommit.rows(sql.SCHEDULE_LAST_RUNS, {}, dict_row)
+        return {str(row["name"]): _datetime(row["last_tick"]) for row in rows}
+
+
+class PostgresRateLimiter:
+    """The RateLimiter on job_rate_windows: one-second windows by the database's clock, shared
+    by every worker process on the database."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._autocommit = Autocommit(engine)
+        self._known: set[str] = set()
+
+    async def acquire(self, key: str, wanted: int, per_second: int) -> int:
+        """Up to `wanted` of the current second's `per_second` starts under `key`."""
+        if key not in self._known:
+            await self._autocommit.run(sql.RATE_WINDOW_ADD, {"key": key})
+            self._known.add(key)
+        params = {"key": key, "wanted": wanted, "limit": per_second}
+        rows = await self._autocommit.rows(sql.RATE_ACQUIRE, params, dict_row)
+        if not rows:
+            # The window row was deleted (a truncate): add it again on the next call.
+            self._known.discard(key)
+            return 0
+        return int(rows[0]["granted"])
+
+
+def _datetime(value: object) -> datetime:
+    if not isinstance(value, datetime):
+        raise TypeError(f"expected a timestamp, got {value!r}")
+    return value
