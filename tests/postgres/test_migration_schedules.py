@@ -13,7 +13,10 @@ SCHEDULES = "0005"
 """The revision that added job_schedules and job_rate_windows."""
 
 _JOB = "INSERT INTO jobs (id, type, body) VALUES ('j1', 'ping', '{}')"
-_SCHEDULE = "INSERT INTO job_schedules (name, last_tick) VALUES ('daily', now())"
+_SCHEDULE = (
+    "INSERT INTO job_schedules (name, cron, timezone, job_type, last_tick)"
+    " VALUES ('daily', '0 7 * * *', 'Asia/Jakarta', 'ping', now())"
+)
 _TABLES = (
     "SELECT table_name FROM information_schema.tables"
     " WHERE table_name IN ('job_schedules', 'job_rate_windows') ORDER BY 1"

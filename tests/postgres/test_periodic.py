@@ -56,8 +56,8 @@ async def test_three_schedulers_enqueue_each_tick_of_ten_seconds_once(
     # A ~10 s run spans 10 ticks (one more or less by where it starts in a second).
     assert 9 <= len(keys) <= 11
     assert len(set(keys)) == len(keys)
-    last_runs = await PostgresScheduleStore(engine).last_runs()
-    assert keys[-1].endswith(last_runs["every-second"].isoformat())
+    [record] = await PostgresScheduleStore(engine).records()
+    assert keys[-1].endswith(record.last_tick.isoformat())
 
 
 async def test_a_claimed_tick_is_refused_to_every_later_claimer(engine: AsyncEngine) -> None:
@@ -69,8 +69,9 @@ async def test_a_claimed_tick_is_refused_to_every_later_claimer(engine: AsyncEng
     earlier = tick - timedelta(seconds=1)
     assert results == [True, False, False]
     assert not await store.claim(schedule.name, earlier, schedule.envelope(earlier))
-    await store.begin(schedule.name, earlier)
-    assert await store.last_runs() == {schedule.name: tick}
+    await store.begin(schedule, earlier)
+    [record] = await store.records()
+    assert (record.name, record.cron, record.last_tick) == (schedule.name, "* * * * * *", tick)
 
 
 async def test_rate_windows_grant_at_most_the_limit(engine: AsyncEngine) -> None:

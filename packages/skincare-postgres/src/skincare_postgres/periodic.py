@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime
 
 from psycopg.rows import dict_row
@@ -10,6 +9,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.codec import encode_job
 from skincare_core.jobs.envelope import Envelope
+from skincare_core.jobs.ports import ScheduleRecord
+from skincare_core.jobs.schedule import Schedule
 from skincare_postgres import periodic_sql as sql
 from skincare_postgres.driver import Autocommit
 from skincare_postgres.schema import JOBS_CHANNEL
@@ -22,9 +23,16 @@ class PostgresScheduleStore:
         self._autocommit = Autocommit(engine)
         self._channel = channel
 
-    async def begin(self, schedule: str, tick: datetime) -> None:
-        """Record `tick` as the last run unless the schedule has one."""
-        await self._autocommit.run(sql.SCHEDULE_BEGIN, {"name": schedule, "tick": tick})
+    async def begin(self, schedule: Schedule, tick: datetime) -> None:
+        """Store the rule; record `tick` as the last run unless the schedule has one."""
+        params = {
+            "name": schedule.name,
+            "cron": schedule.cron,
+            "timezone": schedule.timezone,
+            "job_type": schedule.job_type,
+            "tick": tick,
+        }
+        await self._autocommit.run(sql.SCHEDULE_BEGIN, params)
 
     async def claim(self, schedule: str, tick: datetime, envelope: Envelope) -> bool:
         """Move the last run to `tick` and insert the job, in one statement, if `tick` is later."""
@@ -42,10 +50,19 @@ class PostgresScheduleStore:
         [row] = await self._autocommit.rows(sql.SCHEDULE_CLAIM, params, dict_row)
         return bool(row["claimed"])
 
-    async def last_runs(self) -> Mapping[str, datetime]:
-        """Each recorded schedule's last tick."""
-        rows = await self._autocommit.rows(sql.SCHEDULE_LAST_RUNS, {}, dict_row)
-        return {str(row["name"]): _datetime(row["last_tick"]) for row in rows}
+    async def records(self) -> list[ScheduleRecord]:
+        """Every stored schedule, by name."""
+        rows = await self._autocommit.rows(sql.SCHEDULE_RECORDS, {}, dict_row)
+        return [
+            ScheduleRecord(
+                name=str(row["name"]),
+                cron=str(row["cron"]),
+                timezone=str(row["timezone"]),
+                job_type=str(row["job_type"]),
+                last_tick=_datetime(row["last_tick"]),
+            )
+            for row in rows
+        ]
 
 
 class PostgresRateLimiter:

@@ -227,6 +227,10 @@ job_schedules = Table(
     "job_schedules",
     metadata,
     Column("name", Text, primary_key=True),
+    # The rule as the code that last ran it declared it: the CLI tells the next run from it.
+    Column("cron", Text, nullable=False),
+    Column("timezone", Text, nullable=False),
+    Column("job_type", Text, nullable=False),
     Column("last_tick", DateTime(timezone=True), nullable=False),
 )
 

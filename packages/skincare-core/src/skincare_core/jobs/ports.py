@@ -3,7 +3,7 @@ the relay's `JobSink` and `OutboxStorage`. Adapters implement them; the engine c
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -12,6 +12,7 @@ from attrs import frozen
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Job, Message
 from skincare_core.jobs.routing import DEFAULT_QUEUE
+from skincare_core.jobs.schedule import Schedule
 
 
 class Queue(Protocol):
@@ -156,20 +157,32 @@ class OutboxStorage(Protocol):
         """These claimed jobs were not sent: claimable again at once, not after their lease."""
 
 
+@frozen
+class ScheduleRecord:
+    """A schedule as its store holds it: its rule (so any process can tell its next run) and
+    the last tick enqueued."""
+
+    name: str
+    cron: str
+    timezone: str
+    job_type: str
+    last_tick: datetime
+
+
 class ScheduleStore(Protocol):
     """The last tick of every periodic schedule, where every scheduler process sees it."""
 
-    async def begin(self, schedule: str, tick: datetime) -> None:
-        """Record `tick` as the last run of a schedule that has none yet (else do nothing): a
-        new schedule starts at its next tick rather than catching up on one it never had."""
+    async def begin(self, schedule: Schedule, tick: datetime) -> None:
+        """Store the schedule's rule; record `tick` as its last run if it has none yet: a new
+        schedule starts at its next tick rather than catching up on one it never had."""
 
     async def claim(self, schedule: str, tick: datetime, envelope: Envelope) -> bool:
         """If `tick` is later than the schedule's last run, record it and enqueue `envelope`;
         whether this call did. Of any number of concurrent callers, one gets True per tick.
         Where the backend can, the record and the enqueue commit together."""
 
-    async def last_runs(self) -> Mapping[str, datetime]:
-        """Each recorded schedule's last tick (UTC)."""
+    async def records(self) -> Sequence[ScheduleRecord]:
+        """Every stored schedule, by name."""
 
 
 class RateLimiter(Protocol):

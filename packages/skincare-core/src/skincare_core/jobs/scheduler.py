@@ -72,7 +72,7 @@ class Scheduler:
         """Give every new schedule a last run (its latest tick), so it starts at the next."""
         now = self._clock()
         for schedule in self._schedules:
-            await self._store.begin(schedule.name, schedule.last_tick(now))
+            await self._store.begin(schedule, schedule.last_tick(now))
 
     async def run_due(self) -> list[str]:
         """Claim every schedule's latest tick up to now; the names of those this call enqueued."""

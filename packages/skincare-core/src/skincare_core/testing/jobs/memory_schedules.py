@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import datetime
 
 from skincare_core.jobs.envelope import Envelope
-from skincare_core.jobs.ports import JobSink
+from skincare_core.jobs.ports import JobSink, ScheduleRecord
+from skincare_core.jobs.schedule import Schedule
 
 
 class InMemoryScheduleStore:
@@ -17,10 +18,12 @@ class InMemoryScheduleStore:
     def __init__(self, sink: JobSink) -> None:
         self._sink = sink
         self._last: dict[str, datetime] = {}
+        self._rules: dict[str, Schedule] = {}
 
-    async def begin(self, schedule: str, tick: datetime) -> None:
-        """Record `tick` unless the schedule has a last run."""
-        self._last.setdefault(schedule, tick)
+    async def begin(self, schedule: Schedule, tick: datetime) -> None:
+        """Keep the rule; record `tick` unless the schedule has a last run."""
+        self._rules[schedule.name] = schedule
+        self._last.setdefault(schedule.name, tick)
 
     async def claim(self, schedule: str, tick: datetime, envelope: Envelope) -> bool:
         """Record `tick` and enqueue if it is later than the last run (no await in between:
@@ -32,9 +35,14 @@ class InMemoryScheduleStore:
         await self._sink.enqueue_many([envelope])
         return True
 
-    async def last_runs(self) -> Mapping[str, datetime]:
-        """Each schedule's last tick."""
-        return dict(self._last)
+    async def records(self) -> list[ScheduleRecord]:
+        """Every schedule begun here, by name."""
+        return [_record(self._rules[name], self._last[name]) for name in sorted(self._rules)]
+
+
+def _record(schedule: Schedule, last_tick: datetime) -> ScheduleRecord:
+    rule = (schedule.name, schedule.cron, schedule.timezone, schedule.job_type)
+    return ScheduleRecord(*rule, last_tick)
 
 
 class InMemoryRateLimiter:

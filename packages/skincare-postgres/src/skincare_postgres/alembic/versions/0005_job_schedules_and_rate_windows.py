@@ -23,6 +23,9 @@ def upgrade() -> None:
     op.create_table(
         "job_schedules",
         sa.Column("name", sa.Text(), nullable=False),
+        sa.Column("cron", sa.Text(), nullable=False),
+        sa.Column("timezone", sa.Text(), nullable=False),
+        sa.Column("job_type", sa.Text(), nullable=False),
         sa.Column("last_tick", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("name", name=op.f("pk_job_schedules")),
     )
