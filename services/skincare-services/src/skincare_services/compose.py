@@ -22,6 +22,7 @@ from skincare_core.jobs.backoff import full_jitter_delay
 from skincare_core.jobs.metrics import JobMetrics, NoMetrics
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.jobs.router import Handler, Router
+from skincare_core.jobs.scheduler import Scheduler, Schedules
 from skincare_core.jobs.tracing import JobTracer
 from skincare_core.jobs.worker import Worker
 from skincare_core.shop.catalogue import ShopService
@@ -31,6 +32,7 @@ from skincare_core.shop.retry_policies import SHOP_RETRY_POLICIES
 from skincare_core.shop.system_clock import SystemClock
 from skincare_core.shop.webhooks import PaymentWebhookService
 from skincare_postgres import PostgresDatabase, create_engine, postgres_backend
+from skincare_services.scheduling import scheduler_for, throttle_for
 from skincare_services.setting_values import served_queues
 from skincare_services.settings import Settings
 from skincare_services.shop_adapters import shop_router
@@ -55,6 +57,7 @@ class WorkerProcess:
     workers: Mapping[str, Worker]
     relay: OutboxRelay | None
     endpoint: WorkerEndpoint | None = None
+    scheduler: Scheduler | None = None
 
 
 def api_app(*, settings: Settings) -> Litestar:
@@ -84,6 +87,7 @@ async def worker_process(
     settings: Settings,
     handlers: Mapping[str, Handler] = NO_HANDLERS,
     queues: Sequence[str] | None = None,
+    schedules: Schedules | None = None,
 ) -> AsyncIterator[WorkerProcess]:
     """The worker process: a worker per named queue over the configured backend, and the relay
     it needs.
@@ -91,7 +95,8 @@ async def worker_process(
     `handlers` (job type -> handler) are served beside the shop's job types: this is how another
     team adds its own job types without editing core or services. A type served twice is a
     ValueError. `queues` serves a subset of `settings.worker_queues` (None: all of them); a name
-    not in it is a ValueError.
+    not in it is a ValueError. `schedules` (periodic jobs declared in code) are enqueued by a
+    scheduler in this process, each tick once whatever the number of worker processes.
     """
     served = served_queues(settings.worker_queues, queues)
     tracing = process_tracing(settings, service="worker")
@@ -126,7 +131,9 @@ async def worker_process(
             )
             for name in served
         }
-        yield WorkerProcess(workers, relay, endpoint)
+        yield WorkerProcess(
+            workers, relay, endpoint=endpoint, scheduler=scheduler_for(backend, schedules)
+        )
 
 
 @asynccontextmanager
@@ -215,6 +222,7 @@ def _worker(
         shutdown_grace=settings.shutdown_grace,
         metrics=metrics,
         tracer=tracer,
+        throttle=throttle_for(settings=settings, backend=backend, queue=queue),
     )
 
 

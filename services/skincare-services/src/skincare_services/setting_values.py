@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from types import MappingProxyType
+from typing import NewType
 
 from skincare_core.jobs.routing import check_queue_name
 
@@ -26,6 +27,19 @@ def parse_worker_queues(raw: str) -> WorkerQueues:
             raise ValueError(part)
         queues[check_queue_name(name)] = int(count)
     return MappingProxyType(queues)
+
+
+RateLimits = NewType("RateLimits", Mapping[str, int])
+"""Named queue -> at most how many of its jobs start per second (every worker process together
+on Postgres; each process on its own on SQS)."""
+
+
+NO_RATE_LIMITS = RateLimits(MappingProxyType({}))
+
+
+def parse_rate_limits(raw: str) -> RateLimits:
+    """`default=14,bulk=2` as {queue: jobs per second}; ValueError when it is not that."""
+    return RateLimits(parse_worker_queues(raw))
 
 
 def parse_duration(raw: str) -> timedelta:

@@ -13,8 +13,11 @@ from attrs import field, frozen
 
 from skincare_services.setting_values import (
     DEFAULT_WORKER_QUEUES,
+    NO_RATE_LIMITS,
+    RateLimits,
     WorkerQueues,
     parse_duration,
+    parse_rate_limits,
     parse_worker_queues,
 )
 
@@ -66,6 +69,7 @@ class Settings:
     invoice_dir: Path = Path(".skincare/invoices")
     invoice_bucket: str = ""
     worker_queues: WorkerQueues = DEFAULT_WORKER_QUEUES
+    rate_limits: RateLimits = NO_RATE_LIMITS
     payment_window: timedelta = timedelta(hours=24)
     max_attempts: int = field(default=5, validator=_positive)
     visibility_timeout_seconds: int = field(default=30, validator=_positive)
@@ -123,8 +127,12 @@ _converter.register_structure_hook(timedelta, lambda value, _: parse_duration(va
 _converter.register_structure_hook_func(
     lambda kind: kind == WorkerQueues, lambda value, _: parse_worker_queues(value)
 )
+_converter.register_structure_hook_func(
+    lambda kind: kind is RateLimits, lambda value, _: parse_rate_limits(value)
+)
 _DESCRIPTIONS: dict[object, str] = {
     WorkerQueues: "queue=concurrency pairs like critical=8,default=16,bulk=4",
+    RateLimits: "queue=jobs-per-second pairs like default=14,bulk=2",
     timedelta: "a positive duration like 24h, 30m or 900s",
 }
 _REQUIRED_WITH = {"sqs": ("sqs_queue_prefix",), "s3": ("invoice_bucket",)}

@@ -13,6 +13,7 @@ from functools import partial
 import anyio
 
 from skincare_core.jobs.router import Handler
+from skincare_core.jobs.scheduler import Schedules
 from skincare_services.compose import NO_HANDLERS, worker_process
 from skincare_services.setting_values import served_queues
 from skincare_services.settings import Settings
@@ -35,11 +36,13 @@ async def run_worker(
     *,
     handlers: Mapping[str, Handler] = NO_HANDLERS,
     queues: Sequence[str] | None = None,
+    schedules: Schedules | None = None,
 ) -> None:
     """Run until a signal arrives; in-flight jobs get the shutdown grace.
 
     `handlers` (job type -> handler) go to `worker_process`, served beside the shop's types;
-    `queues` names the subset of `settings.worker_queues` to serve (None: all).
+    `queues` names the subset of `settings.worker_queues` to serve (None: all); `schedules`
+    are periodic jobs this process enqueues (with every other worker, each tick once).
     """
     served = served_queues(settings.worker_queues, queues)
     # Blocking adapters (smtplib, boto3) run in threads: allow one per job slot, not anyio's 40.
@@ -47,7 +50,9 @@ async def run_worker(
     limiter = anyio.to_thread.current_default_thread_limiter()
     limiter.total_tokens = max(limiter.total_tokens, slots + 8)
     async with (
-        worker_process(settings=settings, handlers=handlers, queues=served) as process,
+        worker_process(
+            settings=settings, handlers=handlers, queues=served, schedules=schedules
+        ) as process,
         anyio.create_task_group() as tg,
     ):
         tg.start_soon(stop_on_signal, tg.cancel_scope)
@@ -58,6 +63,8 @@ async def run_worker(
         if process.endpoint is not None:
             serve = process.endpoint.serve
             await tg.start(partial(serve, host=settings.metrics_host, port=settings.metrics_port))
+        if process.scheduler is not None:
+            tg.start_soon(process.scheduler.run)
         concurrency = {name: settings.worker_queues[name] for name in served}
         logger.info("worker.started", extra={"queue": settings.queue, "queues": concurrency})
     logger.info("worker.stopped")
