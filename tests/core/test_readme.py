@@ -17,6 +17,11 @@ PRINTS = {
     "named queues": "process_payment first, with 1000 PDFs waiting on bulk\n",
     "unique jobs": "added: True False\nafter it ran: True\n",
     "cancellation": "cancelled: True\nrunning one cancelled: False\n",
+    "periodic jobs": (
+        "next run: 2026-12-04 19:30:00+00:00\nenqueued: [['nightly-recount'], [], []]\n"
+        "jobs: ['nightly-recount-20261204T193000Z']\n"
+    ),
+    "rate limits": "second 1000: 10\nsecond 1000: 4\nsecond 1001: 10\nsecond 1001: 4\n",
 }
 
 

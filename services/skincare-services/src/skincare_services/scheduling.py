@@ -9,12 +9,16 @@ from skincare_core.shop.job_types import SHOP_ROUTES
 from skincare_services.settings import Settings
 
 
+class NotSupportedHere(ValueError):
+    """The configured backend lacks what a setting or a schedule needs; one line, exit 2."""
+
+
 def scheduler_for(backend: Backend, schedules: Schedules | None) -> Scheduler | None:
     """A scheduler of `schedules` on the backend's store; None without schedules."""
     if schedules is None or not schedules.all:
         return None
     if backend.schedules is None:
-        raise ValueError("this queue backend has no schedule store: periodic jobs need one")
+        raise NotSupportedHere("this queue backend has no schedule store: periodic jobs need one")
     return Scheduler(schedules=schedules, store=backend.schedules, routes=SHOP_ROUTES)
 
 
@@ -24,5 +28,7 @@ def throttle_for(*, settings: Settings, backend: Backend, queue: str) -> Throttl
     if per_second is None:
         return None
     if backend.rate_limiter is None:
-        raise ValueError("this queue backend has no rate limiter: SKINCARE_RATE_LIMITS needs one")
+        raise NotSupportedHere(
+            "this queue backend has no rate limiter: SKINCARE_RATE_LIMITS needs one"
+        )
     return Throttle(backend.rate_limiter, RateLimit(queue, per_second))

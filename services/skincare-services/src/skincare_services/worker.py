@@ -15,6 +15,7 @@ import anyio
 from skincare_core.jobs.router import Handler
 from skincare_core.jobs.scheduler import Schedules
 from skincare_services.compose import NO_HANDLERS, worker_process
+from skincare_services.scheduling import NotSupportedHere
 from skincare_services.setting_values import served_queues
 from skincare_services.settings import Settings
 from skincare_services.startup import settings_or_exit
@@ -91,7 +92,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Console entry point."""
     settings = settings_or_exit("worker")
     queues = parse_queues(argv, settings)
-    anyio.run(lambda: run_worker(settings, queues=queues))
+    try:
+        anyio.run(lambda: run_worker(settings, queues=queues))
+    except NotSupportedHere as exc:
+        print(f"skincare-worker: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":
