@@ -21,6 +21,7 @@ COMMANDS = [
     ["webhook", "sign"],
     ["queue", "stats"],
     ["jobs", "cancel"],
+    ["schedule", "list"],
     ["dlq", "list"],
     ["dlq", "show"],
     ["dlq", "count"],

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from skincare_core.jobs import Job
+from skincare_core.jobs import Job, Schedules
 from skincare_core.shop.job_types import SEND_CONFIRMATION_EMAIL
 from skincare_services.compose import worker_process
 from skincare_services.settings import load_settings
@@ -52,3 +52,13 @@ async def test_one_worker_per_configured_queue_or_the_chosen_subset(tmp_path: Pa
     with pytest.raises(ValueError, match="'default' is not one of SKINCARE_WORKER_QUEUES"):
         async with worker_process(settings=settings, queues=["default"]):
             pass
+
+
+async def test_schedules_get_a_scheduler_and_none_get_none(tmp_path: Path) -> None:
+    settings = load_settings(_settings(tmp_path))
+    schedules = Schedules()
+    schedules.add("team.nightly", "0 2 * * *", "team.job")
+    async with worker_process(settings=settings, schedules=schedules) as process:
+        assert process.scheduler is not None
+    async with worker_process(settings=settings, schedules=Schedules()) as process:
+        assert process.scheduler is None

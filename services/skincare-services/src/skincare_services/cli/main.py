@@ -1,4 +1,4 @@
-"""`skincare`: run, demo, migrate, tokens, webhook signatures, queue stats, job cancellation and
+"""`skincare`: run, demo, migrate, tokens, webhook signatures, queue stats, periodic schedules,
 dead jobs.
 
 Exit codes: 0 done; 1 the answer is no (no such dead job, nothing to cancel, more dead jobs than
@@ -21,7 +21,8 @@ from skincare_services.logs import configure_logging
 
 HELP = (
     "The skincare shop's command line: run it locally, migrate, make test tokens and webhook "
-    "signatures, look at the queue, cancel jobs and work on dead jobs.\n\n"
+    "signatures, look at the queue and the periodic schedules, cancel jobs and work on dead "
+    "jobs.\n\n"
     "Exit codes: 0 done; 1 the answer is no (no such dead job, nothing to cancel, more dead "
     "jobs than --max); 2 bad usage, settings or input; 3 the database or SQS is unavailable. "
     "Errors are one line on stderr, and so are logs (warnings and above): stdout holds only a "
