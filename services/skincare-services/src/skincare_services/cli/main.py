@@ -1,5 +1,5 @@
 """`skincare`: run, demo, migrate, tokens, webhook signatures, queue stats, periodic schedules,
-dead jobs.
+job cancellation and dead jobs.
 
 Exit codes: 0 done; 1 the answer is no (no such dead job, nothing to cancel, more dead jobs than
 --max); 2 bad usage, settings or input; 3 a backing service (database, SQS) is unavailable. Errors
