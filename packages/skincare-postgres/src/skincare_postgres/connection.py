@@ -26,8 +26,12 @@ class DedicatedConnection:
         connect_timeout: timedelta,
         settings: dict[str, str],
         setup: Setup | None = None,
+        deadline: timedelta | None = None,
     ) -> None:
         self._conninfo = conninfo
+        # The server's statement_timeout never fires for a statement it never received (a
+        # stalled network): the client gives up after `deadline` and reconnects.
+        self._deadline = None if deadline is None else deadline.total_seconds()
         self._timeout = max(1, round(connect_timeout.total_seconds()))
         self._options = " ".join(f"-c {name}={value}" for name, value in settings.items())
         self._setup = setup
@@ -64,7 +68,7 @@ class DedicatedConnection:
     ) -> list[Row]:
         conn = await self.get()
         try:
-            with unavailable_as_error():
+            with unavailable_as_error(), anyio.fail_after(self._deadline):
                 return await fetch(conn, sql, params, row)
         except BaseException:
             # A failed or cancelled statement may leave the connection mid-protocol.

@@ -60,11 +60,12 @@ class PostgresQueue(PostgresDeadLetters):
         self._poll = poll_interval.total_seconds()
         conninfo = libpq_conninfo(engine.url)
         settings = {**_HOT_PATH_SETTINGS, "statement_timeout": _millis(statement_timeout)}
+        deadline = statement_timeout + connect_timeout
         self._claims = DedicatedConnection(
-            conninfo, connect_timeout=connect_timeout, settings=settings
+            conninfo, connect_timeout=connect_timeout, settings=settings, deadline=deadline
         )
         self._settles = DedicatedConnection(
-            conninfo, connect_timeout=connect_timeout, settings=settings
+            conninfo, connect_timeout=connect_timeout, settings=settings, deadline=deadline
         )
         self._own_channel = queue_channel(channel, name)
         self._listener = JobListener(conninfo, self._own_channel, connect_timeout=connect_timeout)
