@@ -129,6 +129,11 @@ def main(build: Callable[[argparse.Namespace], Scenario]) -> None:
     scenario = build(args)
     reps = args.reps or (scenario.quick_reps if args.quick else scenario.reps)
     document = anyio.run(_run_all, scenario, reps, args.quick)
+    loads = [
+        " / ".join(f"{x:.2f}" for x in document["machine"][k])
+        for k in ("load_before", "load_after")
+    ]
+    print(f"\nload average (1/5/15 min) before: {loads[0]}, after: {loads[1]}")
     print(f"\n## {scenario.title}{' (--quick)' if args.quick else ''}\n")
     print(report.table(document["summary"], scenario.metrics))
     if document["ratios"]:
@@ -142,6 +147,8 @@ async def _run_all(scenario: Scenario, reps: int, quick: bool) -> dict[str, Any]
     runs: dict[str, list[dict[str, float]]] = {v.label: [] for v in scenario.variants}
     with bench_server() as server:
         machine = await _machine(server)
+        # The machine is shared: the load average says how much else ran beside the runs.
+        machine["load_before"] = os.getloadavg()
         for rep in range(reps):
             for variant in scenario.variants:
                 gc.collect()
@@ -149,6 +156,7 @@ async def _run_all(scenario: Scenario, reps: int, quick: bool) -> dict[str, Any]
                     result = await scenario.run(variant, url, server)
                 runs[variant.label].append(result)
                 print(f"rep {rep + 1}/{reps} {variant.label}: {_brief(result)}", flush=True)
+        machine["load_after"] = os.getloadavg()
     summary = report.summarize(runs)
     return {
         "scenario": scenario.name,

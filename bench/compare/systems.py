@@ -36,6 +36,7 @@ Opener = Callable[[str, Mapping[str, Any]], AbstractAsyncContextManager[System]]
 # Module of each system's `open_system(url, options)`; imported on use only.
 MODULES = {
     "ours": "bench.compare.run_ours",
+    "bare": "bench.compare.run_bare",
     "pgqueuer": "bench.compare.run_pgqueuer",
     "procrastinate": "bench.compare.run_procrastinate",
 }

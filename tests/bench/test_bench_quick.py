@@ -1,5 +1,5 @@
 """Every bench/compare program still runs (each with --quick, in the bench dependency group), and
-so does bench.queue_isolation."""
+so do bench.queue_isolation, bench.bulk_enqueue and bench.worker_processes."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PROGRAMS = ("drain", "steady", "latency", "io_bound", "soak", "sqs")
+PROGRAMS = ("drain", "limit", "concurrency", "steady", "latency", "io_bound", "soak", "sqs")
 
 
 def _unmeasured() -> dict[str, str]:
@@ -113,3 +113,48 @@ def test_the_metrics_cost_program_prints_both_queues_side_by_side() -> None:
     assert any(line.startswith("in-memory queue") for line in lines), done.stdout
     assert any(line.startswith("Postgres queue") for line in lines), done.stdout
     assert lines[-1].startswith("load average"), done.stdout
+
+
+@pytest.mark.slow
+def test_the_bulk_enqueue_program_runs_quick_and_prints_every_shape() -> None:
+    uv = shutil.which("uv")
+    assert uv is not None, "uv must be on PATH"
+    done = subprocess.run(
+        [uv, "run", "python", "-m", "bench.bulk_enqueue", "--quick"],
+        cwd=ROOT,
+        env=_unmeasured(),
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    rows = [line.split(" | ")[0] for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert rows[2:] == [
+        "| plain (default queue)",
+        "| each with a unique key",
+        "| each delayed 5 min",
+        "| over 3 named queues",
+    ]
+
+
+@pytest.mark.slow
+def test_the_worker_processes_program_runs_quick_and_no_job_runs_twice() -> None:
+    uv = shutil.which("uv")
+    assert uv is not None, "uv must be on PATH"
+    done = subprocess.run(
+        [uv, "run", "python", "-m", "bench.worker_processes", "--quick"],
+        cwd=ROOT,
+        env=_unmeasured(),
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert [(row[0], row[-2], row[-1]) for row in rows[2:]] == [
+        ("| 1", "2,000", "0 |"),
+        ("| 2", "2,000", "0 |"),
+        ("| 4", "2,000", "0 |"),
+    ]

@@ -142,12 +142,26 @@ def test_the_limit_counts_utf8_bytes_not_characters() -> None:
         '{"id":"1","type":["t"],"payload":{}}',
         '{"id":"1","type":true,"payload":{}}',
         b"\xff\xfe",
+        '{"id":"1","type":"t","payload":{}} trailing',
+        '{"id":"1","type":"t","payload":{}}{}',
     ],
 )
 def test_malformed_bodies_are_invalid_jobs(body: str | bytes) -> None:
     with pytest.raises(InvalidJob) as raised:
         decode_job(body)
     assert isinstance(raised.value, PermanentJobError)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        ' {"id":"1","type":"t","payload":{}}\n',
+        '{ "id": "1", "type": "t", "payload": {} }',
+        b'{"id":"1","type":"t","payload":{}}',
+    ],
+)
+def test_any_valid_json_spelling_of_a_job_decodes(body: str | bytes) -> None:
+    assert decode_job(body) == Job("1", "t")
 
 
 def test_a_missing_payload_decodes_as_empty_as_the_job_default() -> None:

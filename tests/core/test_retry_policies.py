@@ -78,7 +78,10 @@ async def _outage(job_type: str, policies: RetryPolicies, outage: float, jobs: i
     while queue.depth:
         messages = await queue.receive(100)
         for message in messages:
-            await settler.run(Slot(message, anyio.CancelScope(), now[0]))
+            # The settler settles failures; a success is the caller's to ack (the worker's
+            # batch completer).
+            if await settler.run(Slot(message, anyio.CancelScope(), now[0])):
+                await queue.ack(message)
         if not messages:
             now[0] += 1.0
     return len(await queue.list(limit=10_000))

@@ -40,6 +40,9 @@ class DedicatedConnection:
 
     async def get(self) -> psycopg.AsyncConnection[TupleRow]:
         """The open connection, connecting (and running `setup`) if there is none."""
+        # The lock only guards connecting; taking it on every statement cost a yield each.
+        if self._conn is not None and not self._conn.closed:
+            return self._conn
         async with self._lock:
             if self._conn is None or self._conn.closed:
                 with unavailable_as_error():

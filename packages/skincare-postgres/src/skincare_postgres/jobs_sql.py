@@ -50,7 +50,12 @@ RETURNING 1
 """
 
 # Receipts are fresh UUIDs per lease: a row whose current receipt is listed was leased by it.
-ACK = "DELETE FROM jobs WHERE id = ANY(%(ids)s) AND receipt = ANY(%(receipts)s::uuid[])"
+# The (id, receipt) pairs come as one JSON text: psycopg dumps a Python list element by element
+# (about 3 us each), json.dumps does it in C.
+ACK = """
+DELETE FROM jobs WHERE id = ANY(ARRAY(SELECT jsonb_array_elements(%(acks)s::jsonb) ->> 0))
+    AND receipt = ANY(ARRAY(SELECT (jsonb_array_elements(%(acks)s::jsonb) ->> 1)::uuid))
+"""
 
 NACK = """
 WITH moved AS (
@@ -79,14 +84,16 @@ WHERE id = %(id)s
 
 # A job id already stored, or a unique key a live job holds, is skipped (ON CONFLICT without a
 # target covers the primary key and uq_jobs_unique_key). Each queue that got a job is woken.
-# A job is due at its not_before time, else `delay` from now (the database's clock).
+# A job is due at its not_before time, else `delay` from now (the database's clock). The arrays
+# go in binary (%(name)b): psycopg's text format escapes every element through a regex, which
+# took longer than the insert itself for 10,000 jobs.
 ENQUEUE = """
 WITH added AS (
     INSERT INTO jobs (id, type, body, queue, unique_key, available_at)
     SELECT id, type, body, queue, unique_key, COALESCE(not_before, now() + %(delay)s)
-    FROM unnest(CAST(%(ids)s AS text[]), CAST(%(types)s AS text[]), CAST(%(bodies)s AS text[]),
-        CAST(%(queues)s AS text[]), CAST(%(keys)s AS text[]),
-        CAST(%(not_befores)s AS timestamptz[]))
+    FROM unnest(CAST(%(ids)b AS text[]), CAST(%(types)b AS text[]), CAST(%(bodies)b AS text[]),
+        CAST(%(queues)b AS text[]), CAST(%(keys)b AS text[]),
+        CAST(%(not_befores)b AS timestamptz[]))
         AS row(id, type, body, queue, unique_key, not_before)
     ON CONFLICT DO NOTHING RETURNING queue),
 woken AS (

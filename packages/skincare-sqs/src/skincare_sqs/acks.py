@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
 import anyio
@@ -43,14 +43,20 @@ class AckBatcher:
 
     async def ack(self, receipt: str) -> None:
         """Delete the message of `receipt`; a stale receipt is ignored by SQS's answer."""
-        entry = _Pending(receipt)
-        self._pending.append(entry)
-        if self._flushing:
-            await entry.done.wait()
-        else:
+        await self.ack_many([receipt])
+
+    async def ack_many(self, receipts: Sequence[str]) -> None:
+        """Delete every message of `receipts`; raises the first error once all are settled."""
+        entries = [_Pending(receipt) for receipt in receipts]
+        if not entries:
+            return
+        self._pending.extend(entries)
+        if not self._flushing:
             await self._flush()
-        if entry.error is not None:
-            raise entry.error
+        for entry in entries:
+            await entry.done.wait()
+        if errors := [entry.error for entry in entries if entry.error is not None]:
+            raise errors[0]
 
     async def _flush(self) -> None:
         # Shielded: other acks wait on this flush, so it must not be abandoned halfway.

@@ -153,6 +153,15 @@ class SqsQueue:
         await self._acks.ack(message.receipt)
         self._leases.forget(message.receipt)
 
+    async def ack_many(self, messages: Sequence[Message]) -> None:
+        """Delete the messages in DeleteMessageBatch calls of ten (stale receipts skipped)."""
+        for message in messages:
+            self._bodies.pop(message.receipt)
+        receipts = [m.receipt for m in messages if not self._leases.is_stale(m.receipt)]
+        await self._acks.ack_many(receipts)
+        for receipt in receipts:
+            self._leases.forget(receipt)
+
     async def nack(self, message: Message, delay: timedelta) -> None:
         """Make the message visible again after `delay` (whole seconds, at most 12 h)."""
         self._bodies.pop(message.receipt)

@@ -52,6 +52,9 @@ class Queue(Protocol):
     async def ack(self, message: Message) -> None:
         """The job is done: remove it."""
 
+    async def ack_many(self, messages: Sequence[Message]) -> None:
+        """These jobs are done: remove them, in as few requests as the queue allows."""
+
     async def nack(self, message: Message, delay: timedelta) -> None:
         """The job failed: make it visible again after `delay`."""
 

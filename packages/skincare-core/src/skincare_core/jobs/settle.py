@@ -1,4 +1,4 @@
-"""Runs one delivered job and settles it: ack, nack with backoff, or dead-letter."""
+"""Runs one delivered job; settles a failure: nack with backoff, or dead-letter."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ from skincare_core.jobs.tracing import JobTracer, NoTracer
 logger = logging.getLogger("skincare_core.jobs.worker")
 
 
-def _fields(message: Message, **extra: object) -> dict[str, object]:
+def job_fields(message: Message, **extra: object) -> dict[str, object]:
+    """The log fields of a job: id, type, attempts, and `extra`."""
     base = {"job_id": message.job.id, "type": message.job.type, "attempts": message.attempts}
     return {**base, **extra}
 
@@ -52,15 +53,18 @@ class Settler:
         self._policies = policies
         self._rng = random.Random()
 
-    async def run(self, slot: Slot) -> None:
-        """Dispatch the slot's job and settle it; a cancelled job is nacked, then re-raised."""
+    async def run(self, slot: Slot) -> bool:
+        """Dispatch the slot's job: True if it succeeded (the caller acks it), else settle it.
+
+        A cancelled job is nacked, then the cancellation re-raised.
+        """
         message = slot.message
         if message.attempts > self._attempts_of(message):
             reason = f"crashed: {message.attempts - 1} deliveries never finished"
             self._metrics.started(self._queue.name, message.job.type, None)
             await self._dead_letter(message, reason)
             self._metrics.finished(self._queue.name, message.job.type, "dead_lettered", 0.0)
-            return
+            return False
         self._metrics.started(self._queue.name, message.job.type, _waited(message))
         started = time.perf_counter()
         try:
@@ -68,6 +72,7 @@ class Settler:
         finally:
             duration = time.perf_counter() - started
             self._metrics.finished(self._queue.name, message.job.type, slot.outcome, duration)
+        return slot.outcome == "done"
 
     async def _dispatch(self, slot: Slot) -> None:
         message = slot.message
@@ -82,11 +87,11 @@ class Settler:
             slot.settling = True
             slot.outcome = await self.failed(message, exc)
         else:
-            # Only the handler's own cancellation is handled above, never one during the ack.
+            # Only the handler's own cancellation is handled above; the ack is the caller's.
             slot.settling = True
             slot.outcome = "done"
-            logger.info("job.done", extra=_fields(message))
-            await self.safely(self._queue.ack, message)
+            if logger.isEnabledFor(logging.INFO):
+                logger.info("job.done", extra=job_fields(message))
 
     async def failed(self, message: Message, exc: Exception) -> Outcome:
         """Dead-letter a permanent error or the last attempt; otherwise nack with a delay."""
@@ -96,7 +101,7 @@ class Settler:
             await self._dead_letter(message, error)
             return "dead_lettered"
         delay = exc.delay if isinstance(exc, RetryLater) else self._delay(message)
-        fields = _fields(message, delay=delay.total_seconds(), error=error)
+        fields = job_fields(message, delay=delay.total_seconds(), error=error)
         logger.warning("job.retry", extra=fields)
         await self.safely(self._queue.nack, message, delay)
         return "retried"
@@ -115,12 +120,12 @@ class Settler:
         if slot.timed_out:
             timeout = TimeoutError(f"ran longer than the job timeout of {self._job_timeout:g} s")
             return await self.failed(slot.message, timeout)
-        logger.warning("job.cancelled", extra=_fields(slot.message, delay=0.0))
+        logger.warning("job.cancelled", extra=job_fields(slot.message, delay=0.0))
         await self.safely(self._queue.nack, slot.message, timedelta(0))
         return "cancelled"
 
     async def _dead_letter(self, message: Message, reason: str) -> None:
-        logger.error("job.dead_lettered", extra=_fields(message, error=reason))
+        logger.error("job.dead_lettered", extra=job_fields(message, error=reason))
         await self.safely(self._queue.dead_letter, message, reason)
 
     async def safely(
@@ -131,7 +136,7 @@ class Settler:
             await operation(message, *args)
         except Exception as exc:
             self._metrics.settle_failed(self._queue.name)
-            logger.error("queue.settle_failed", extra=_fields(message, error=repr(exc)))
+            logger.error("queue.settle_failed", extra=job_fields(message, error=repr(exc)))
 
 
 def _waited(message: Message) -> float | None:

@@ -1,4 +1,4 @@
-"""The worker engine: a fixed pool of runners fed by batched receives, leases, graceful stop."""
+"""The worker engine: a fixed pool of runners fed by claims that follow the free slots."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from datetime import timedelta
 import anyio
 
 from skincare_core.jobs.backoff import backoff_delay, receive_pause
+from skincare_core.jobs.completer import Completer
+from skincare_core.jobs.intake import Changes, Intake
 from skincare_core.jobs.job import Message
 from skincare_core.jobs.metrics import JobMetrics, NoMetrics
 from skincare_core.jobs.ports import Queue
@@ -23,7 +25,7 @@ from skincare_core.jobs.tracing import JobTracer
 from skincare_core.log_context import bind_fields, unbind_fields
 
 logger = logging.getLogger(__name__)
-_REFILL_WAIT = 0.005
+_ACK_LINGER = 0.005
 _FULL_TICK = 5.0
 
 
@@ -31,9 +33,10 @@ class Worker:
     """Runs jobs from a queue through a router until its cancel scope is cancelled.
 
     `concurrency` runner tasks live as long as the worker and take received messages from a
-    deque: a job costs no task, timer or cancel scope of its own (profiling showed those were
-    most of the engine's cost per job). One watchdog enforces job timeouts, one loop keeps leases.
-    `max_attempts` and `backoff` are the retry rule of every job type `retry_policies` leaves out.
+    deque: a job costs no task, timer, cancel scope or wait of its own. Claims follow the free
+    slots (`Intake`), finished jobs are acked in batches (`Completer`), one watchdog enforces job
+    timeouts and one loop keeps leases; a `throttle` may shrink or delay each claim. `max_attempts`
+    and `backoff` are the retry rule of every job type `retry_policies` leaves out.
     """
 
     def __init__(
@@ -74,20 +77,41 @@ class Worker:
         self._job_timeout = job_timeout.total_seconds()
         self._visibility = visibility_timeout
         self._grace = shutdown_grace.total_seconds()
-        self._batch = receive_batch
         self._throttle = throttle
         self._pending: deque[Message] = deque()
+        self._idle: deque[anyio.Event] = deque()
         self._slots = Slots()
         self._stopping = False
-        self._work = anyio.Event()
-        self._changed: anyio.Event | None = None
         self._receive_failures = 0
         self._rng = random.Random()
+        self._changes = Changes()
+        self._completer = Completer(
+            queue,
+            self._freed,
+            batch=max(1, concurrency // 2),
+            linger=_ACK_LINGER,
+            metrics=self._metrics,
+        )
+        self._intake = Intake(
+            receive=self._receive,
+            deliver=self._deliver,
+            busy=self._busy,
+            changes=self._changes,
+            concurrency=concurrency,
+            batch=receive_batch,
+        )
 
     @property
     def in_flight(self) -> int:
-        """Jobs received and not yet settled."""
+        """Jobs received and not yet finished: running, or waiting for a runner.
+
+        A finished job frees its slot at once; its ack follows in the next batch. Up to
+        `concurrency` finished jobs may wait for their ack before claims hold back.
+        """
         return len(self._slots) + len(self._pending)
+
+    def _busy(self) -> int:
+        return self.in_flight + max(0, len(self._completer) - self._concurrency)
 
     async def run(self) -> None:
         """Receive and run jobs; on cancellation stop receiving and drain within the grace."""
@@ -95,9 +119,9 @@ class Worker:
             # Shielded so a shutdown lets running jobs finish; _drain cancels it after the grace.
             pool = anyio.CancelScope(shield=True)
             tg.start_soon(self._run_pool, pool)
+            tg.start_soon(self._report_full)
             try:
-                while True:
-                    await self._receive()
+                await self._intake.run()
             except anyio.get_cancelled_exc_class():
                 with anyio.CancelScope(shield=True):
                     await self._drain(pool)
@@ -108,17 +132,19 @@ class Worker:
             async with anyio.create_task_group() as pool:
                 pool.start_soon(self._slots.keep_leases, self._visibility, self._extend)
                 pool.start_soon(self._slots.enforce, self._job_timeout)
+                pool.start_soon(self._completer.run)
                 for runner in range(self._concurrency):
                     pool.start_soon(self._runner, runner)
 
-    async def _receive(self) -> None:
-        while self.in_flight >= self._concurrency:
-            with anyio.move_on_after(_FULL_TICK):
-                await self._wait_for_change()
-            # Busy, not stuck: a liveness check sees the loop go round while every slot is taken.
-            self._metrics.received(self._queue.name, 0)
-        await self._let_slots_accumulate()
-        wanted = min(self._concurrency - self.in_flight, self._batch)
+    async def _report_full(self) -> None:
+        # Busy, not stuck: while every slot is taken no claim runs, so a liveness check
+        # sees the worker go round through this tick instead.
+        while True:
+            await anyio.sleep(_FULL_TICK)
+            if self._busy() >= self._concurrency:
+                self._metrics.received(self._queue.name, 0)
+
+    async def _receive(self, wanted: int) -> list[Message]:
         try:
             if self._throttle is not None:
                 wanted = await self._throttle.take(wanted)
@@ -128,66 +154,69 @@ class Worker:
             self._metrics.receive_failed(self._queue.name)
             logger.error("queue.receive_failed", extra={"error": repr(exc), "failures": failures})
             await anyio.sleep(receive_pause(failures - 1, self._rng))
-            return
+            return []
         self._receive_failures = 0
         self._metrics.received(self._queue.name, len(messages))
-        if messages:
-            self._pending.extend(messages)
-            self._work.set()
+        return messages
 
-    async def _let_slots_accumulate(self) -> None:
-        # One claim per free slot costs a round trip per job; waiting a moment for a batch's
-        # worth of slots makes each claim fetch a batch when jobs are short.
-        target = min(self._batch, self._concurrency)
-        if not self.in_flight or self._concurrency - self.in_flight >= target:
-            return
-        with anyio.move_on_after(_REFILL_WAIT):
-            while self._concurrency - self.in_flight < target:
-                await self._wait_for_change()
+    def _deliver(self, messages: list[Message]) -> None:
+        self._pending.extend(messages)
+        if messages and self._idle:
+            self._idle.popleft().set()
 
     async def _runner(self, runner: int) -> None:
         # A timed-out job cancels only its runner's scope; the runner goes on in a fresh one.
-        while not self._stopping or self._pending:
+        pending = self._pending
+        while not self._stopping or pending:
             with anyio.CancelScope() as scope:
-                while (message := await self._next()) is not None:
+                while (message := pending.popleft() if pending else await self._park()) is not None:
                     slot = self._slots.start(runner, message, scope)
                     # Every line logged while the job runs and settles carries these.
                     fields = bind_fields(
                         job_id=message.job.id, type=message.job.type, attempts=message.attempts
                     )
+                    succeeded = False
                     try:
-                        await self._settler.run(slot)
+                        succeeded = await self._settler.run(slot)
                     finally:
                         unbind_fields(fields)
                         self._slots.finish(runner)
-                        self._announce_change()
+                        if succeeded:
+                            self._completer.add(message)
+                        self._freed()
 
-    async def _next(self) -> Message | None:
+    async def _park(self) -> Message | None:
+        """Wait for a message; the runner woken wakes the next one if more are waiting."""
         while not self._pending:
             if self._stopping:
                 return None
-            if self._work.is_set():
-                self._work = anyio.Event()
-            await self._work.wait()
-        return self._pending.popleft()
+            event = anyio.Event()
+            self._idle.append(event)
+            try:
+                await event.wait()
+            finally:
+                if not event.is_set():
+                    self._idle.remove(event)
+        message = self._pending.popleft()
+        if self._pending and self._idle:
+            self._idle.popleft().set()
+        return message
+
+    def _freed(self) -> None:
+        if self._stopping:
+            self._changes.fire()
+        else:
+            self._intake.freed()
 
     async def _extend(self, message: Message, visibility: timedelta) -> None:
         await self._settler.safely(self._queue.extend, message, visibility)
 
-    def _announce_change(self) -> None:
-        if self._changed is not None:
-            self._changed.set()
-
-    async def _wait_for_change(self) -> None:
-        if self._changed is None or self._changed.is_set():
-            self._changed = anyio.Event()
-        await self._changed.wait()
-
     async def _drain(self, pool: anyio.CancelScope) -> None:
         logger.info("worker.draining", extra={"in_flight": self.in_flight})
         self._stopping = True
-        self._work.set()
+        while self._idle:
+            self._idle.popleft().set()
         with anyio.move_on_after(self._grace):
-            while self.in_flight:
-                await self._wait_for_change()
+            while self.in_flight or len(self._completer):
+                await self._changes.wait()
         pool.cancel()

@@ -100,6 +100,25 @@ class DeliveryContract(QueueStatsContract):
         await assert_nothing(subject)
         assert await subject.dead_letters.count() == 0
 
+    async def test_ack_many_removes_live_jobs_and_skips_stale_receipts(
+        self, subject: QueueSubject
+    ) -> None:
+        first, second = new_job("contract", n="1"), new_job("contract", n="2")
+        await subject.queue.enqueue(first)
+        stale = await receive_one(subject)
+        await sleep_past(subject.visibility, subject)
+        assert (await receive_one(subject)).job == first
+        await subject.queue.enqueue(second)
+        live_second = await receive_one(subject)
+        await subject.queue.ack_many([])
+        await subject.queue.ack_many([stale, live_second])
+        await sleep_past(subject.visibility, subject)
+        again = await receive_one(subject)
+        assert (again.job, again.attempts) == (first, 3)
+        await subject.queue.ack_many([again])
+        await sleep_past(subject.visibility, subject)
+        await assert_nothing(subject)
+
     async def test_nack_with_zero_delay_redelivers_with_attempts_2(
         self, subject: QueueSubject
     ) -> None:

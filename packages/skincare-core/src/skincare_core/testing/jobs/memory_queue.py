@@ -125,6 +125,11 @@ class InMemoryQueue(MemoryDeadLetters):
         if self._live(message):
             self._remove(self._entries[message.job.id])
 
+    async def ack_many(self, messages: Sequence[Message]) -> None:
+        """Ack each message in turn (through `ack`, so a subclass sees every ack)."""
+        for message in messages:
+            await self.ack(message)
+
     async def nack(self, message: Message, delay: timedelta) -> None:
         """Make the job visible after `delay` if the receipt is live (scheduled, not running)."""
         if self._live(message):

@@ -1,0 +1,62 @@
+"""Drain against the practical limit: our Worker next to a bare psycopg claim/delete loop.
+
+`uv run --group bench python -m bench.compare.limit [--quick]`: 20,000 no-op jobs at batch 10
+and 50 (our concurrency 2 x batch), 3 runs each, alternating; the ratio ours / bare is the
+share of the database's practical limit the engine reaches.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from bench.compare import harness
+from bench.compare.drain import drain
+from bench.compare.report import Metric, Ratio
+from bench.compare.server import BenchServer
+from bench.compare.systems import Variant
+
+BATCHES = (10, 50)
+METRICS = (
+    Metric("jobs_per_s", "jobs/s"),
+    Metric("jobs_per_cpu_s", "jobs per worker CPU-s"),
+    Metric("server_cpu_s", "server CPU-s", ".2f"),
+    Metric("wall_s", "wall s", ".2f"),
+)
+RATIOS = tuple(
+    Ratio(f"ours b{batch}", f"bare b{batch}", key)
+    for key in ("jobs_per_s", "jobs_per_cpu_s")
+    for batch in BATCHES
+)
+
+
+def variants() -> list[Variant]:
+    """The bare loop and ours at each batch; ours runs 2 x batch jobs at once as in drain."""
+    found = []
+    for batch in BATCHES:
+        found += [
+            Variant(f"bare b{batch}", "bare", batch=batch, concurrency=1),
+            Variant(f"ours b{batch}", "ours", batch=batch, concurrency=2 * batch),
+        ]
+    return found
+
+
+def build(args: argparse.Namespace) -> harness.Scenario:
+    """20,000 jobs (2,000 with --quick)."""
+    jobs = 2_000 if args.quick else 20_000
+
+    async def run(variant: Variant, url: str, server: BenchServer) -> dict[str, float]:
+        return await drain(variant, url, server, jobs)
+
+    return harness.Scenario(
+        name="limit",
+        title=f"Drain {jobs:,} no-op jobs: ours against a bare psycopg loop",
+        variants=harness.available(variants()),
+        run=run,
+        metrics=METRICS,
+        ratios=RATIOS,
+        params={"jobs": jobs, "batches": list(BATCHES)},
+    )
+
+
+if __name__ == "__main__":
+    harness.main(build)
