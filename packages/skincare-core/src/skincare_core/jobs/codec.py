@@ -85,7 +85,11 @@ def _describe(exc: BaseException, kind: type | None) -> str:
 def encode_job(job: Job) -> str:
     """Encode a job as compact JSON; raise JobTooLarge past MAX_JOB_BYTES so no queue sees it,
     InvalidJob for a string that is not Unicode text."""
-    text = "".join(_encode({"id": job.id, "type": job.type, "payload": job.payload}, 0))
+    fields = {"id": job.id, "type": job.type, "payload": job.payload}
+    # A job without headers encodes as before headers existed: its body stays as small as it was.
+    if job.headers:
+        fields["headers"] = job.headers
+    text = "".join(_encode(fields, 0))
     # An ASCII body is its own size and holds no lone surrogate: no need to encode it.
     if text.isascii():
         size = len(text)
