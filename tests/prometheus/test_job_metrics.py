@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import anyio
@@ -9,6 +10,7 @@ import pytest
 from attrs import evolve
 from prometheus_client import CollectorRegistry
 
+from skincare_core.jobs import worker as worker_module
 from skincare_core.jobs.errors import PermanentJobError
 from skincare_core.jobs.job import Job, Message, new_job
 from skincare_core.jobs.router import Router
@@ -114,3 +116,47 @@ async def test_receive_and_settle_errors_are_counted() -> None:
     labels = {"queue": "default"}
     assert registry.get_sample_value("skincare_receive_errors_total", labels) == 1
     assert registry.get_sample_value("skincare_settle_errors_total", labels) == 2
+
+
+class FailingBatchAcks(InMemoryQueue):
+    """A queue whose batched acks fail: every job in the batch stays leased."""
+
+    async def ack_many(self, messages: Sequence[Message]) -> None:
+        raise ConnectionError("ack lost")
+
+
+async def test_a_failed_batch_ack_counts_a_settle_error_per_job() -> None:
+    registry = CollectorRegistry()
+    metrics = PrometheusJobMetrics(registry, queues=["default"])
+    router = Router()
+    router.register("ok", _ok)
+    queue = FailingBatchAcks(visibility_timeout=timedelta(seconds=5), wait=timedelta(seconds=0.02))
+    for _ in range(3):
+        await queue.enqueue(new_job("ok"))
+    labels = {"queue": "default"}
+    async with running(worker_on(queue, router, metrics=metrics)):
+        await eventually(
+            lambda: registry.get_sample_value("skincare_settle_errors_total", labels) == 3
+        )
+    assert _count(registry, "ok", "done") == 3
+
+
+async def test_a_worker_with_every_slot_busy_is_not_stale(monkeypatch: pytest.MonkeyPatch) -> None:
+    # No claim runs while every slot is taken: the worker's own tick keeps the queue fresh.
+    monkeypatch.setattr(worker_module, "_FULL_TICK", 0.05)
+    metrics = PrometheusJobMetrics(CollectorRegistry(), queues=["default"])
+    router, started = Router(), anyio.Event()
+
+    async def busy(job: Job) -> None:
+        started.set()
+        await anyio.sleep(10)
+
+    router.register("busy", busy)
+    queue = fast_queue()
+    await queue.enqueue(new_job("busy"))
+    grace = timedelta(seconds=0.05)
+    worker = worker_on(queue, router, metrics=metrics, concurrency=1, shutdown_grace=grace)
+    async with running(worker):
+        await started.wait()
+        await anyio.sleep(1.5)
+        assert metrics.stale_queues(1.0) == []
