@@ -26,10 +26,14 @@ _USER_ID = re.compile(r"[1-9][0-9]{0,18}")
 MAX_USER_ID = 2**63 - 1
 
 
-def issue_token(secret: str, issuer: str, user_id: int, ttl: timedelta) -> str:
-    """A signed token for `user_id`, valid for `ttl`."""
+def issue_token(
+    secret: str, issuer: str, user_id: int, ttl: timedelta, *, role: str | None = None
+) -> str:
+    """A signed token for `user_id`, valid for `ttl`; with `role` (admin: an operator) too."""
     now = datetime.now(UTC)
-    return Token(sub=str(user_id), exp=now + ttl, iat=now, iss=issuer).encode(secret, ALGORITHM)
+    extras = {} if role is None else {"role": role}
+    token = Token(sub=str(user_id), exp=now + ttl, iat=now, iss=issuer, extras=extras)
+    return token.encode(secret, ALGORITHM)
 
 
 class BearerJWTMiddleware(JWTAuthenticationMiddleware):

@@ -1,0 +1,94 @@
+"""The operator's view of the queues: depth, dead letters grouped by error, and redrive or
+purge, each previewed before it is done. Works on any `Backend` through its ports."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+
+from attrs import frozen
+
+from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.ports import DeadLetter, QueueCounts
+
+# The page lists at most this many dead jobs; a larger backlog is for the CLI's --limit.
+LISTED = 1000
+
+
+@frozen
+class ErrorGroup:
+    """Dead jobs that died of the same error, newest first."""
+
+    error: str
+    jobs: tuple[DeadLetter, ...]
+
+    @property
+    def newest(self) -> datetime:
+        """When the group's last job died."""
+        return self.jobs[0].dead_at
+
+
+@frozen
+class Overview:
+    """What the ops page shows: the depth of all queues, dead counts per named queue, and
+    the dead letters grouped by error, the group with the newest death first."""
+
+    totals: QueueCounts
+    dead_by_queue: tuple[tuple[str, int], ...]
+    groups: tuple[ErrorGroup, ...]
+
+
+@frozen
+class Selection:
+    """Which dead jobs an action moves: one job, one error group, or (neither) all of them."""
+
+    job_id: str | None = None
+    error: str | None = None
+
+
+class OpsService:
+    """Operator actions over a backend's stats and dead letters."""
+
+    def __init__(self, backend: Backend, queue_names: tuple[str, ...]) -> None:
+        self._backend = backend
+        self._names = queue_names
+
+    async def overview(self) -> Overview:
+        """Counts and the grouped dead letters, now."""
+        dead = self._backend.dead_letters
+        per_queue = tuple([(name, await dead.count(queue=name)) for name in self._names])
+        groups = group_by_error(await dead.list(limit=LISTED))
+        return Overview(await self._backend.stats.stats(), per_queue, groups)
+
+    async def dead_job(self, job_id: str) -> DeadLetter | None:
+        """One dead job in full; None when no job of that id is dead."""
+        return await self._backend.dead_letters.get(job_id)
+
+    async def preview(self, selection: Selection) -> list[DeadLetter]:
+        """The dead jobs a redrive of `selection` would move (or a purge delete)."""
+        if selection.job_id is not None:
+            one = await self.dead_job(selection.job_id)
+            return [] if one is None else [one]
+        listed = await self._backend.dead_letters.list(limit=LISTED)
+        return [d for d in listed if selection.error in (None, d.error)]
+
+    async def redrive(self, selection: Selection) -> int:
+        """Send the selected dead jobs back to their queues; how many moved."""
+        dead = self._backend.dead_letters
+        if selection.job_id is None and selection.error is None:
+            return await dead.redrive_all()
+        moved = [await dead.redrive(d.job.id) for d in await self.preview(selection)]
+        return sum(moved)
+
+    async def purge(self) -> int:
+        """Delete every dead job; how many."""
+        return await self._backend.dead_letters.purge()
+
+
+def group_by_error(dead: list[DeadLetter]) -> tuple[ErrorGroup, ...]:
+    """Dead jobs by error, each group newest first, the group with the newest death first."""
+    by_error: defaultdict[str, list[DeadLetter]] = defaultdict(list)
+    for item in sorted(dead, key=lambda d: d.dead_at, reverse=True):
+        by_error[item.error].append(item)
+    groups = [ErrorGroup(error, tuple(jobs)) for error, jobs in by_error.items()]
+    return tuple(sorted(groups, key=lambda g: g.newest, reverse=True))

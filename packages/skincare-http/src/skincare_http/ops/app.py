@@ -1,0 +1,44 @@
+"""The ops app: its own Litestar app on its own port (`skincare ops`), never the public API's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from attrs import field, frozen
+from litestar import Litestar, Router
+from litestar.config.csrf import CSRFConfig
+from litestar.plugins.jinja import JinjaTemplateEngine
+from litestar.di import Provide
+from litestar.template.config import TemplateConfig
+
+from skincare_core.jobs.ops import OpsService
+from skincare_http.ops.operator import OperatorGuard
+from skincare_http.ops.routes import OPERATOR_ROUTES, SIGN_IN_ROUTES
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+@frozen
+class OpsSettings:
+    """Who may sign in (the API's JWT secret and issuer, the ops token) and the CSRF secret."""
+
+    jwt_secret: str = field(repr=False)
+    jwt_issuer: str
+    ops_token: str | None = field(repr=False)
+    csrf_secret: str = field(repr=False)
+
+
+def create_ops_app(*, ops: OpsService, settings: OpsSettings) -> Litestar:
+    """The ops page over this service: operator-only, every POST checked against CSRF."""
+    guard = OperatorGuard(
+        jwt_secret=settings.jwt_secret, jwt_issuer=settings.jwt_issuer, ops_token=settings.ops_token
+    )
+    pages = Router("/ops", route_handlers=OPERATOR_ROUTES, guards=[guard])
+    return Litestar(
+        route_handlers=[pages, Router("/ops", route_handlers=SIGN_IN_ROUTES)],
+        dependencies={"ops": Provide(lambda: ops, use_cache=True, sync_to_thread=False)},
+        template_config=TemplateConfig(directory=TEMPLATES, engine=JinjaTemplateEngine),
+        csrf_config=CSRFConfig(secret=settings.csrf_secret, cookie_path="/ops", cookie_samesite="strict"),
+        openapi_config=None,
+        logging_config=None,
+    )

@@ -1,0 +1,53 @@
+"""Who may use the ops page: the bearer of the ops token, or of a JWT whose `role` is admin.
+
+The credential comes in an `Authorization: Bearer` header or, for a browser, in the cookie
+the sign-in form sets. A valid token without the admin role is a 403, no token a 401.
+"""
+
+from __future__ import annotations
+
+import hmac
+
+from litestar.connection import ASGIConnection
+from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
+from litestar.handlers.base import BaseRouteHandler
+from litestar.security.jwt import Token
+
+from skincare_http.auth import ALGORITHM
+
+COOKIE = "skincare_ops"
+OpsConnection = ASGIConnection[BaseRouteHandler, object, object, object]
+ADMIN = "admin"
+
+
+class OperatorGuard:
+    """A Litestar guard admitting operators only."""
+
+    def __init__(self, *, jwt_secret: str, jwt_issuer: str, ops_token: str | None) -> None:
+        self._secret = jwt_secret
+        self._issuer = jwt_issuer
+        self._ops_token = ops_token
+
+    def __call__(self, connection: OpsConnection, _: BaseRouteHandler) -> None:
+        """Raise 401 without a usable credential, 403 for a signed-in non-operator."""
+        credential = _credential(connection)
+        if not credential:
+            raise NotAuthorizedException("an operator token is required")
+        if self._ops_token and hmac.compare_digest(credential, self._ops_token):
+            return
+        if self._role(credential) != ADMIN:
+            raise PermissionDeniedException("operators only")
+
+    def _role(self, encoded: str) -> object:
+        try:
+            token = Token.decode(encoded, self._secret, ALGORITHM, issuer=[self._issuer])
+        except NotAuthorizedException:
+            raise NotAuthorizedException("the token is not valid") from None
+        return token.extras.get("role")
+
+
+def _credential(connection: OpsConnection) -> str:
+    scheme, _, value = connection.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    return connection.cookies.get(COOKIE, "")

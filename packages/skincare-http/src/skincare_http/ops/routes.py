@@ -1,0 +1,80 @@
+"""The ops page's handlers: each renders a view of the OpsService or calls one of its actions.
+
+Every action that changes state is a POST (the app's CSRF check covers them all); a preview is
+a GET that moves nothing and offers the confirming POST.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from litestar import Response, get, post
+from litestar.di import NamedDependency
+from litestar.enums import RequestEncodingType
+from litestar.exceptions import NotFoundException
+from litestar.params import Body, FromPath, FromQuery
+from litestar.response import Redirect, Template
+
+from skincare_core.jobs.ops import OpsService, Selection
+from skincare_http.ops.operator import COOKIE
+
+Ops = NamedDependency[OpsService]
+Form = Annotated[dict[str, str], Body(media_type=RequestEncodingType.URL_ENCODED)]
+
+
+@get("/")
+async def overview(ops: Ops) -> Template:
+    """Queue depth and the dead letters grouped by error."""
+    return Template("overview.html", context={"view": await ops.overview()})
+
+
+@get("/jobs/{job_id:str}")
+async def dead_job(ops: Ops, job_id: FromPath[str]) -> Template:
+    """One dead job: type, payload, attempts, error and when it died."""
+    item = await ops.dead_job(job_id)
+    if item is None:
+        raise NotFoundException(f"no dead job {job_id}")
+    return Template("job.html", context={"dead": item})
+
+
+@get("/preview")
+async def preview(
+    ops: Ops, action: FromQuery[str], job_id: FromQuery[str | None], error: FromQuery[str | None]
+) -> Template:
+    """What a redrive (or purge) would move, with the button that confirms it."""
+    selection = Selection(job_id=job_id or None, error=error)
+    moving = await ops.preview(Selection() if action == "purge" else selection)
+    context = {"action": action, "selection": selection, "moving": moving}
+    return Template("preview.html", context=context)
+
+
+@post("/redrive")
+async def redrive(ops: Ops, data: Form) -> Redirect:
+    """Send the confirmed selection back to its queues."""
+    moved = await ops.redrive(Selection(job_id=data.get("job_id") or None, error=data.get("error")))
+    return Redirect(f"/ops/?moved={moved}")
+
+
+@post("/purge")
+async def purge(ops: Ops) -> Redirect:
+    """Delete every dead job, once confirmed."""
+    deleted = await ops.purge()
+    return Redirect(f"/ops/?purged={deleted}")
+
+
+@get("/sign-in")
+async def sign_in_form() -> Template:
+    """A form for the operator's token (a browser sends no Authorization header of its own)."""
+    return Template("sign_in.html")
+
+
+@post("/sign-in")
+async def sign_in(data: Form) -> Response[None]:
+    """Keep the token in an HttpOnly cookie; the guard checks it on every later request."""
+    response = Redirect("/ops/")
+    response.set_cookie(COOKIE, data.get("token", ""), httponly=True, samesite="strict", path="/ops")
+    return response
+
+
+OPERATOR_ROUTES = [overview, dead_job, preview, redrive, purge]
+SIGN_IN_ROUTES = [sign_in_form, sign_in]

@@ -1,0 +1,38 @@
+"""An ops app over in-memory queues holding poison jobs, and the tokens that reach it."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from litestar import Litestar
+
+from skincare_core.jobs.job import Job
+from skincare_core.jobs.ops import OpsService
+from skincare_core.testing.jobs import InMemoryQueues, memory_backend
+from skincare_http.auth import issue_token
+from skincare_http.ops import OpsSettings, create_ops_app
+from tests.http.http_support import JWT_ISSUER, JWT_SECRET
+
+OPS_TOKEN = "ops-token-for-tests"
+NAMES = ("critical", "default", "bulk")
+SETTINGS = OpsSettings(
+    jwt_secret=JWT_SECRET, jwt_issuer=JWT_ISSUER, ops_token=OPS_TOKEN, csrf_secret="csrf-secret"
+)
+
+
+def token(role: str | None) -> str:
+    """A JWT for user 7, with `role` if given."""
+    return issue_token(JWT_SECRET, JWT_ISSUER, 7, timedelta(minutes=5), role=role)
+
+
+async def kill(queues: InMemoryQueues, job: Job, error: str, queue: str = "default") -> None:
+    """Enqueue `job` on `queue` and dead-letter it with `error`."""
+    await queues.queue(queue).enqueue(job)
+    (message,) = await queues.queue(queue).receive()
+    await queues.queue(queue).dead_letter(message, error)
+
+
+async def ops_app(queues: InMemoryQueues) -> Litestar:
+    """The ops app over `queues` (named critical, default and bulk)."""
+    async with memory_backend(queues, names=NAMES) as backend:
+        return create_ops_app(ops=OpsService(backend, NAMES), settings=SETTINGS)
