@@ -1,0 +1,50 @@
+"""In a real headless Chromium: an operator signs in, sees the poison job in its error group,
+previews its redrive, confirms it, and sees it leave the dead letters."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import anyio
+from playwright.sync_api import expect, sync_playwright
+
+from skincare_core.jobs.job import Job
+from skincare_core.testing.jobs import InMemoryQueues
+from tests.browser.ops_server import chromium_path, serving
+from tests.http.ops_support import OPS_TOKEN, kill, ops_app
+
+POISON = "ValueError: order 41 has no lines"
+# Set to a path to refresh the screenshot in the docs.
+SCREENSHOT = os.environ.get("SKINCARE_OPS_SCREENSHOT")
+
+
+async def _poisoned() -> InMemoryQueues:
+    queues = InMemoryQueues()
+    await kill(queues, Job(id="poison-1", type="send_confirmation_email", payload={"order_id": "41"}), POISON)
+    await kill(queues, Job(id="pdf-9", type="render_invoice", payload={"order_id": "9"}), "TimeoutError", "bulk")
+    await queues.queue("critical").enqueue(Job(id="fresh-1", type="capture_payment"))
+    return queues
+
+
+def test_an_operator_redrives_a_poison_job_by_clicking() -> None:
+    queues = anyio.run(_poisoned)
+    app = anyio.run(ops_app, queues)
+    with serving(app) as base, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_path(), headless=True)
+        page = browser.new_page()
+        page.goto(f"{base}/ops/sign-in")
+        page.fill("#token", OPS_TOKEN)
+        page.click("#sign-in")
+        group = page.locator("table.group", has_text=POISON)
+        expect(group.locator("tr.dead[data-job='poison-1']")).to_be_visible()
+        if SCREENSHOT:
+            page.screenshot(path=str(Path(SCREENSHOT)), full_page=True)
+        group.locator("a.redrive-group").click()
+        expect(page.locator("tr.moving")).to_have_count(1)
+        page.click("#confirm")
+        expect(page.locator("#moved")).to_contain_text("1 job(s)")
+        expect(page.locator("tr.dead[data-job='poison-1']")).to_have_count(0)
+        expect(page.locator("tr.dead[data-job='pdf-9']")).to_have_count(1)
+        browser.close()
+    assert queues.queue("default").depth == 1
