@@ -21,8 +21,17 @@ SCREENSHOT = os.environ.get("SKINCARE_OPS_SCREENSHOT")
 
 async def _poisoned() -> InMemoryQueues:
     queues = InMemoryQueues()
-    await kill(queues, Job(id="poison-1", type="send_confirmation_email", payload={"order_id": "41"}), POISON)
-    await kill(queues, Job(id="pdf-9", type="render_invoice", payload={"order_id": "9"}), "TimeoutError", "bulk")
+    await kill(
+        queues,
+        Job(id="poison-1", type="send_confirmation_email", payload={"order_id": "41"}),
+        POISON,
+    )
+    await kill(
+        queues,
+        Job(id="pdf-9", type="render_invoice", payload={"order_id": "9"}),
+        "TimeoutError",
+        "bulk",
+    )
     await queues.queue("critical").enqueue(Job(id="fresh-1", type="capture_payment"))
     return queues
 

@@ -46,7 +46,9 @@ async def test_redrive_with_the_csrf_token_moves_the_job() -> None:
     queues = InMemoryQueues()
     await kill(queues, Job(id="j1", type="send_email"), "boom")
     async with AsyncTestClient(app=await ops_app(queues)) as client:
-        preview = await client.get("/ops/preview?action=redrive&job_id=j1", headers=bearer(OPS_TOKEN))
+        preview = await client.get(
+            "/ops/preview?action=redrive&job_id=j1", headers=bearer(OPS_TOKEN)
+        )
         assert "1 job(s) would move" in preview.text
         csrf = client.cookies["csrftoken"]
         form = {"job_id": "j1", "_csrf_token": csrf}

@@ -7,6 +7,7 @@ loads Litestar, and boto3 loads only where SQS, SES or S3 is configured.
 
 from __future__ import annotations
 
+import hmac
 import random
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
@@ -79,6 +80,23 @@ def api_app(*, settings: Settings) -> Litestar:
     app = create_app(services=services, settings=_api_settings(settings), plugins=plugins)
     app.on_shutdown.append(engine.dispose)
     return app
+
+
+def ops_app(*, settings: Settings, backend: Backend) -> Litestar:
+    """The `skincare ops` page over this backend, for the configured named queues."""
+    from skincare_core.jobs.ops import OpsService
+    from skincare_http.ops import OpsSettings, create_ops_app
+
+    # The CSRF secret is derived, not another setting: it only has to be secret and stable.
+    csrf = hmac.new(settings.jwt_secret.encode(), b"skincare-ops-csrf", "sha256").hexdigest()
+    ops_settings = OpsSettings(
+        jwt_secret=settings.jwt_secret,
+        jwt_issuer=settings.jwt_issuer,
+        ops_token=settings.ops_token or None,
+        csrf_secret=csrf,
+    )
+    ops = OpsService(backend, tuple(settings.worker_queues))
+    return create_ops_app(ops=ops, settings=ops_settings)
 
 
 @asynccontextmanager

@@ -76,6 +76,8 @@ class Settings:
     shutdown_grace_seconds: int = field(default=25, validator=_positive)
     api_host: str = "127.0.0.1"
     api_port: int = field(default=8000, validator=_positive)
+    # `skincare ops` lets in the bearer of this token (empty: admin JWTs only).
+    ops_token: str = field(default="", repr=False)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     # The worker's /metrics and /healthz; 0 serves neither (and counts nothing).
     metrics_port: int = field(default=0, validator=_not_negative)

@@ -7,8 +7,8 @@ from pathlib import Path
 from attrs import field, frozen
 from litestar import Litestar, Router
 from litestar.config.csrf import CSRFConfig
-from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.di import Provide
+from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.template.config import TemplateConfig
 
 from skincare_core.jobs.ops import OpsService
@@ -38,7 +38,9 @@ def create_ops_app(*, ops: OpsService, settings: OpsSettings) -> Litestar:
         route_handlers=[pages, Router("/ops", route_handlers=SIGN_IN_ROUTES)],
         dependencies={"ops": Provide(lambda: ops, use_cache=True, sync_to_thread=False)},
         template_config=TemplateConfig(directory=TEMPLATES, engine=JinjaTemplateEngine),
-        csrf_config=CSRFConfig(secret=settings.csrf_secret, cookie_path="/ops", cookie_samesite="strict"),
+        csrf_config=CSRFConfig(
+            secret=settings.csrf_secret, cookie_path="/ops", cookie_samesite="strict"
+        ),
         openapi_config=None,
         logging_config=None,
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hmac
 
 from litestar.connection import ASGIConnection
+from litestar.datastructures import State
 from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
 from litestar.handlers.base import BaseRouteHandler
 from litestar.security.jwt import Token
@@ -16,7 +17,7 @@ from litestar.security.jwt import Token
 from skincare_http.auth import ALGORITHM
 
 COOKIE = "skincare_ops"
-OpsConnection = ASGIConnection[BaseRouteHandler, object, object, object]
+OpsConnection = ASGIConnection[BaseRouteHandler, object, object, State]
 ADMIN = "admin"
 
 

@@ -72,7 +72,9 @@ async def sign_in_form() -> Template:
 async def sign_in(data: Form) -> Response[None]:
     """Keep the token in an HttpOnly cookie; the guard checks it on every later request."""
     response = Redirect("/ops/")
-    response.set_cookie(COOKIE, data.get("token", ""), httponly=True, samesite="strict", path="/ops")
+    response.set_cookie(
+        COOKIE, data.get("token", ""), httponly=True, samesite="strict", path="/ops"
+    )
     return response
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from cyclopts import App, CycloptsError, Parameter
 
-from skincare_services.cli import dlq, jobs, local_commands, queue, schedule, tools
+from skincare_services.cli import dlq, jobs, local_commands, ops, queue, schedule, tools
 from skincare_services.cli.errors import USAGE, CliError, one_line
 from skincare_services.cli.output import say
 from skincare_services.logs import configure_logging
@@ -42,7 +42,7 @@ def build_app() -> App:
         print_error=False,
         exit_on_error=False,
     )
-    for commands in (local_commands, tools, queue, jobs, schedule, dlq):
+    for commands in (local_commands, tools, queue, jobs, schedule, dlq, ops):
         commands.register(app)
     return app
 

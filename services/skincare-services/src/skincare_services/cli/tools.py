@@ -44,6 +44,7 @@ def token(
     *,
     user_id: Annotated[int, Parameter(validator=validators.Number(gt=0))],
     ttl_minutes: Annotated[int, Parameter(validator=validators.Number(gt=0))] = 60,
+    role: str | None = None,
 ) -> int:
     """Print a signed JWT for a user, to try the API (needs SKINCARE_JWT_SECRET only).
 
@@ -53,6 +54,8 @@ def token(
         The id of the user the token signs in as.
     ttl_minutes
         Minutes until the token expires.
+    role
+        A role claim: `admin` makes the token an operator's, for `skincare ops`.
     """
     from skincare_http.auth import issue_token
     from skincare_services.settings import TokenSettings, load_fields
@@ -60,7 +63,7 @@ def token(
 
     settings = loaded_or_exit(partial(load_fields, TokenSettings))
     ttl = timedelta(minutes=ttl_minutes)
-    print(issue_token(settings.jwt_secret, settings.jwt_issuer, user_id, ttl))
+    print(issue_token(settings.jwt_secret, settings.jwt_issuer, user_id, ttl, role=role))
     return 0
 
 
