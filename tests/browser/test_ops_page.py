@@ -38,7 +38,7 @@ async def _poisoned() -> InMemoryQueues:
 
 def test_an_operator_redrives_a_poison_job_by_clicking() -> None:
     queues = anyio.run(_poisoned)
-    app = anyio.run(ops_app, queues)
+    app = ops_app(queues)
     with serving(app) as base, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium_path(), headless=True)
         page = browser.new_page()

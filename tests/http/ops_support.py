@@ -8,7 +8,7 @@ from litestar import Litestar
 
 from skincare_core.jobs.job import Job
 from skincare_core.jobs.ops import OpsService
-from skincare_core.testing.jobs import InMemoryQueues, memory_backend
+from skincare_core.testing.jobs import InMemoryQueues
 from skincare_http.auth import issue_token
 from skincare_http.ops import OpsSettings, create_ops_app
 from tests.http.http_support import JWT_ISSUER, JWT_SECRET
@@ -32,7 +32,7 @@ async def kill(queues: InMemoryQueues, job: Job, error: str, queue: str = "defau
     await queues.queue(queue).dead_letter(message, error)
 
 
-async def ops_app(queues: InMemoryQueues) -> Litestar:
+def ops_app(queues: InMemoryQueues) -> Litestar:
     """The ops app over `queues` (named critical, default and bulk)."""
-    async with memory_backend(queues, names=NAMES) as backend:
-        return create_ops_app(ops=OpsService(backend, NAMES), settings=SETTINGS)
+    ops = OpsService(dead_letters=queues, stats=queues, queue_names=NAMES)
+    return create_ops_app(ops=ops, settings=SETTINGS)

@@ -20,7 +20,7 @@ def bearer(value: str) -> dict[str, str]:
 async def test_only_operators_get_in() -> None:
     queues = InMemoryQueues()
     await kill(queues, Job(id="j1", type="send_email"), "SMTPError: refused")
-    async with AsyncTestClient(app=await ops_app(queues)) as client:
+    async with AsyncTestClient(app=ops_app(queues)) as client:
         assert (await client.get("/ops/")).status_code == 401
         assert (await client.get("/ops/", headers=bearer(token(None)))).status_code == 403
         assert (await client.get("/ops/", headers=bearer("not-a-token"))).status_code == 401
@@ -33,7 +33,7 @@ async def test_only_operators_get_in() -> None:
 async def test_a_post_without_the_csrf_token_moves_nothing() -> None:
     queues = InMemoryQueues()
     await kill(queues, Job(id="j1", type="send_email"), "boom")
-    async with AsyncTestClient(app=await ops_app(queues)) as client:
+    async with AsyncTestClient(app=ops_app(queues)) as client:
         await client.get("/ops/", headers=bearer(OPS_TOKEN))  # sets the CSRF cookie
         forged = await client.post("/ops/redrive", data={"job_id": "j1"}, headers=bearer(OPS_TOKEN))
         assert forged.status_code == 403
@@ -45,7 +45,7 @@ async def test_a_post_without_the_csrf_token_moves_nothing() -> None:
 async def test_redrive_with_the_csrf_token_moves_the_job() -> None:
     queues = InMemoryQueues()
     await kill(queues, Job(id="j1", type="send_email"), "boom")
-    async with AsyncTestClient(app=await ops_app(queues)) as client:
+    async with AsyncTestClient(app=ops_app(queues)) as client:
         preview = await client.get(
             "/ops/preview?action=redrive&job_id=j1", headers=bearer(OPS_TOKEN)
         )

@@ -95,7 +95,8 @@ def ops_app(*, settings: Settings, backend: Backend) -> Litestar:
         ops_token=settings.ops_token or None,
         csrf_secret=csrf,
     )
-    ops = OpsService(backend, tuple(settings.worker_queues))
+    names = tuple(settings.worker_queues)
+    ops = OpsService(dead_letters=backend.dead_letters, stats=backend.stats, queue_names=names)
     return create_ops_app(ops=ops, settings=ops_settings)
 
 

@@ -1,5 +1,5 @@
 """The operator's view of the queues: depth, dead letters grouped by error, and redrive or
-purge, each previewed before it is done. Works on any `Backend` through its ports."""
+purge, each previewed before it is done. Works on any backend through its ports."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from datetime import datetime
 
 from attrs import frozen
 
-from skincare_core.jobs.backend import Backend
-from skincare_core.jobs.ports import DeadLetter, QueueCounts
+from skincare_core.jobs.ports import DeadLetter, DeadLetters, QueueCounts, QueueStats
 
 # The page lists at most this many dead jobs; a larger backlog is for the CLI's --limit.
 LISTED = 1000
@@ -49,32 +48,35 @@ class Selection:
 class OpsService:
     """Operator actions over a backend's stats and dead letters."""
 
-    def __init__(self, backend: Backend, queue_names: tuple[str, ...]) -> None:
-        self._backend = backend
+    def __init__(
+        self, *, dead_letters: DeadLetters, stats: QueueStats, queue_names: tuple[str, ...]
+    ) -> None:
+        self._dead = dead_letters
+        self._stats = stats
         self._names = queue_names
 
     async def overview(self) -> Overview:
         """Counts and the grouped dead letters, now."""
-        dead = self._backend.dead_letters
+        dead = self._dead
         per_queue = tuple([(name, await dead.count(queue=name)) for name in self._names])
         groups = group_by_error(await dead.list(limit=LISTED))
-        return Overview(await self._backend.stats.stats(), per_queue, groups)
+        return Overview(await self._stats.stats(), per_queue, groups)
 
     async def dead_job(self, job_id: str) -> DeadLetter | None:
         """One dead job in full; None when no job of that id is dead."""
-        return await self._backend.dead_letters.get(job_id)
+        return await self._dead.get(job_id)
 
     async def preview(self, selection: Selection) -> list[DeadLetter]:
         """The dead jobs a redrive of `selection` would move (or a purge delete)."""
         if selection.job_id is not None:
             one = await self.dead_job(selection.job_id)
             return [] if one is None else [one]
-        listed = await self._backend.dead_letters.list(limit=LISTED)
+        listed = await self._dead.list(limit=LISTED)
         return [d for d in listed if selection.error in (None, d.error)]
 
     async def redrive(self, selection: Selection) -> int:
         """Send the selected dead jobs back to their queues; how many moved."""
-        dead = self._backend.dead_letters
+        dead = self._dead
         if selection.job_id is None and selection.error is None:
             return await dead.redrive_all()
         moved = [await dead.redrive(d.job.id) for d in await self.preview(selection)]
@@ -82,7 +84,7 @@ class OpsService:
 
     async def purge(self) -> int:
         """Delete every dead job; how many."""
-        return await self._backend.dead_letters.purge()
+        return await self._dead.purge()
 
 
 def group_by_error(dead: list[DeadLetter]) -> tuple[ErrorGroup, ...]:

@@ -19,6 +19,7 @@ from attrs import frozen
 from skincare_core.jobs.errors import JobTooLarge
 from skincare_core.jobs.job import Job, Message, new_job
 from skincare_core.jobs.ports import DeadLetters, JobSink, Queue, QueueStats
+from skincare_core.testing.jobs.ops_contract import OpsContract
 from skincare_core.testing.jobs.scheduling_contract import NamedQueueContract, SchedulingContract
 from skincare_core.testing.jobs.stats_contract import QueueStatsContract
 
@@ -240,8 +241,8 @@ class DeliveryContract(QueueStatsContract):
         await assert_nothing(subject)
 
 
-class QueueContract(DeliveryContract, SchedulingContract, NamedQueueContract):
-    """The whole contract: delivery, delays, unique keys, cancel and named queues."""
+class QueueContract(DeliveryContract, SchedulingContract, NamedQueueContract, OpsContract):
+    """The whole contract: delivery, delays, unique keys, cancel, named queues and ops."""
 
 
 async def _bury(subject: QueueSubject, job: Job) -> None:
