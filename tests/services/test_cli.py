@@ -27,6 +27,7 @@ COMMANDS = [
     ["dlq", "count"],
     ["dlq", "redrive"],
     ["dlq", "purge"],
+    ["ops"],
 ]
 HEAVY = ("litestar", "sqlalchemy", "boto3", "botocore", "fpdf", "alembic", "psycopg")
 
