@@ -70,8 +70,8 @@ async def _loop(
         if not rows:
             await anyio.sleep(_IDLE_PAUSE)
             continue
-        for _id, body, _attempts, _receipt in rows:
-            await handler(json.loads(body)["payload"])
+        for row in rows:
+            await handler(json.loads(row[1])["payload"])
         await conn.execute(_DELETE, {"ids": [row[0] for row in rows]})
 
 
