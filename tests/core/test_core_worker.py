@@ -78,6 +78,22 @@ async def test_a_job_longer_than_the_visibility_timeout_is_not_redelivered() -> 
     assert await queue.count() == 0
 
 
+async def test_one_heartbeat_renews_the_leases_that_are_due_together() -> None:
+    queue, gauge = RecordingQueue(visibility_timeout=timedelta(seconds=0.3)), Gauge(1.0)
+    await enqueue(queue, 6)
+    visibility = timedelta(seconds=0.3)
+    worker = worker_on(
+        queue, router_of(gauge), concurrency=6, receive_batch=6, visibility_timeout=visibility
+    )
+    async with running(worker):
+        await eventually(lambda: gauge.done == 6)
+    assert gauge.peak == 6
+    assert await queue.count() == 0
+    # Six leases renewed about three times each, in far fewer calls than renewals.
+    assert sum(queue.extended) >= 6
+    assert len(queue.extended) <= sum(queue.extended) / 2
+
+
 async def test_a_job_past_its_timeout_is_retried() -> None:
     queue, calls = fast_queue(), []
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import timedelta
 
@@ -53,11 +53,13 @@ async def eventually(condition: Callable[[], bool], within: float = 5.0) -> None
 
 
 class RecordingQueue(InMemoryQueue):
-    """An InMemoryQueue that remembers each receive's max_messages and can fail receives."""
+    """An InMemoryQueue that remembers each receive's max_messages and each heartbeat's size,
+    and can fail receives."""
 
     def __init__(self, **options: object) -> None:
         super().__init__(**options)  # type: ignore[arg-type]
         self.asked: list[tuple[int, int]] = []
+        self.extended: list[int] = []
         self.worker: Worker | None = None
         self.receive_failures = 0
 
@@ -68,3 +70,7 @@ class RecordingQueue(InMemoryQueue):
             self.receive_failures -= 1
             raise ConnectionError("queue unreachable")
         return await super().receive(max_messages)
+
+    async def extend_many(self, messages: Sequence[Message], visibility: timedelta) -> None:
+        self.extended.append(len(messages))
+        await super().extend_many(messages, visibility)

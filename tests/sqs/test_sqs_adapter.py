@@ -193,7 +193,7 @@ async def test_receipts_sqs_rejects_are_ignored_and_move_nothing(
     unknown = Message(receipt="not-a-receipt-sqs-ever-gave", job=job, attempts=1)
     await queue.ack(unknown)
     await queue.nack(unknown, timedelta(0))
-    await queue.extend(unknown, timedelta(seconds=5))
+    await queue.extend_many([unknown], timedelta(seconds=5))
     await queue.dead_letter(unknown, "unknown receipt")
     assert await queue.dead_letters.count() == 0
     assert await queue.receive(10) == []

@@ -66,7 +66,8 @@ SELECT pg_notify(%(channel)s, '') FROM moved
 
 EXTEND = """
 UPDATE jobs SET available_at = now() + %(visibility)s, lease_expires_at = now() + %(visibility)s
-WHERE id = %(id)s AND receipt = %(receipt)s::uuid
+WHERE id = ANY(ARRAY(SELECT jsonb_array_elements(%(leases)s::jsonb) ->> 0))
+    AND receipt = ANY(ARRAY(SELECT (jsonb_array_elements(%(leases)s::jsonb) ->> 1)::uuid))
 """
 
 # A dead job no longer holds its unique key: a new job may take it (and a redrive keeps none).

@@ -152,9 +152,11 @@ class PostgresQueue(PostgresDeadLetters):
         """Make the job visible after `delay` if the receipt is live."""
         await self._settle(sql.NACK, message, delay=delay, channel=self._own_channel)
 
-    async def extend(self, message: Message, visibility: timedelta) -> None:
-        """Keep the lease for `visibility` more if the receipt is live."""
-        await self._settle(sql.EXTEND, message, visibility=visibility)
+    async def extend_many(self, messages: Sequence[Message], visibility: timedelta) -> None:
+        """Keep each lease whose receipt is live for `visibility` more, in one statement."""
+        if messages:
+            leases = json.dumps([(m.job.id, m.receipt) for m in messages])
+            await self._settles.run(sql.EXTEND, {"leases": leases, "visibility": visibility})
 
     async def dead_letter(self, message: Message, reason: str) -> None:
         """Move the job to the dead letters with `reason` if the receipt is live."""

@@ -27,6 +27,7 @@ from skincare_sqs.ledger import JobLedger
 from skincare_sqs.ledgered import enqueue_through
 from skincare_sqs.received import ReceivedBodies
 from skincare_sqs.sending import Sender, now
+from skincare_sqs.visibility import extend_leases
 from skincare_sqs.wire import (
     SqsMessage,
     job_attributes,
@@ -170,9 +171,10 @@ class SqsQueue:
         if moved and self._ledger is not None:
             await self._ledger.retry(message.job.id)
 
-    async def extend(self, message: Message, visibility: timedelta) -> None:
-        """Keep the lease for another `visibility` from now."""
-        await self._change_visibility(message.receipt, visibility_seconds(visibility))
+    async def extend_many(self, messages: Sequence[Message], visibility: timedelta) -> None:
+        """Keep the leases for another `visibility` from now, ten per request."""
+        receipts = [m.receipt for m in messages if not self._leases.is_stale(m.receipt)]
+        await extend_leases(self._client, self._queue_url, receipts, visibility_seconds(visibility))
 
     async def dead_letter(self, message: Message, reason: str) -> None:
         """Send the body as received to the DLQ, stamped, then delete it (live lease only)."""

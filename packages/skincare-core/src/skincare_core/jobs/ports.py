@@ -61,8 +61,9 @@ class Queue(Protocol):
     async def dead_letter(self, message: Message, reason: str) -> None:
         """Move the job to the dead letters with `reason`; it is not delivered again."""
 
-    async def extend(self, message: Message, visibility: timedelta) -> None:
-        """Keep the lease for another `visibility` from now (a long job's heartbeat)."""
+    async def extend_many(self, messages: Sequence[Message], visibility: timedelta) -> None:
+        """Keep each live lease for another `visibility` from now (long jobs' heartbeat), in as
+        few requests as the queue allows; a lease already lost is skipped."""
 
 
 class JobSink(Protocol):

@@ -128,6 +128,15 @@ class Settler:
         logger.error("job.dead_lettered", extra=job_fields(message, error=reason))
         await self.safely(self._queue.dead_letter, message, reason)
 
+    async def extend(self, messages: list[Message], visibility: timedelta) -> None:
+        """Renew the leases of `messages`; a failure risks only a second run (the lease expires)."""
+        try:
+            await self._queue.extend_many(messages, visibility)
+        except Exception as exc:
+            for message in messages:
+                self._metrics.settle_failed(self._queue.name)
+                logger.error("queue.settle_failed", extra=job_fields(message, error=repr(exc)))
+
     async def safely(
         self, operation: Callable[..., Awaitable[None]], message: Message, *args: object
     ) -> None:

@@ -130,7 +130,7 @@ class Worker:
     async def _run_pool(self, scope: anyio.CancelScope) -> None:
         with scope:
             async with anyio.create_task_group() as pool:
-                pool.start_soon(self._slots.keep_leases, self._visibility, self._extend)
+                pool.start_soon(self._slots.keep_leases, self._visibility, self._settler.extend)
                 pool.start_soon(self._slots.enforce, self._job_timeout)
                 pool.start_soon(self._completer.run)
                 for runner in range(self._concurrency):
@@ -207,9 +207,6 @@ class Worker:
             self._changes.fire()
         else:
             self._intake.freed()
-
-    async def _extend(self, message: Message, visibility: timedelta) -> None:
-        await self._settler.safely(self._queue.extend, message, visibility)
 
     async def _drain(self, pool: anyio.CancelScope) -> None:
         logger.info("worker.draining", extra={"in_flight": self.in_flight})

@@ -152,6 +152,7 @@ class DeliveryContract(QueueStatsContract):
         live = await receive_one(subject)
         await subject.queue.ack(stale)
         await subject.queue.nack(stale, timedelta(0))
+        await subject.queue.extend_many([stale], subject.visibility * 4)
         await subject.queue.dead_letter(stale, "stale")
         await assert_nothing(subject)
         assert await subject.dead_letters.count() == 0
@@ -159,15 +160,16 @@ class DeliveryContract(QueueStatsContract):
         await sleep_past(subject.visibility, subject)
         await assert_nothing(subject)
 
-    async def test_extend_keeps_the_lease_past_the_visibility_timeout(
+    async def test_extend_many_keeps_every_lease_past_the_visibility_timeout(
         self, subject: QueueSubject
     ) -> None:
         await subject.queue.enqueue(new_job("contract"))
-        message = await receive_one(subject)
-        await subject.queue.extend(message, subject.visibility * 4)
+        await subject.queue.enqueue(new_job("contract"))
+        leased = [await receive_one(subject), await receive_one(subject)]
+        await subject.queue.extend_many(leased, subject.visibility * 4)
         await sleep_past(subject.visibility, subject)
         await assert_nothing(subject)
-        await subject.queue.ack(message)
+        await subject.queue.ack_many(leased)
 
     async def test_dead_letter_keeps_job_attempts_and_reason(self, subject: QueueSubject) -> None:
         job = new_job("contract", order_id="9")

@@ -136,9 +136,10 @@ class InMemoryQueue(MemoryDeadLetters):
             self._entries[message.job.id].leased = False
             self._lease(message, delay)
 
-    async def extend(self, message: Message, visibility: timedelta) -> None:
-        """Keep the lease for `visibility` more if the receipt is live."""
-        self._lease(message, visibility)
+    async def extend_many(self, messages: Sequence[Message], visibility: timedelta) -> None:
+        """Keep each lease for `visibility` more if its receipt is live."""
+        for message in messages:
+            self._lease(message, visibility)
 
     async def dead_letter(self, message: Message, reason: str) -> None:
         """Move the job to the dead letters if the receipt is live."""

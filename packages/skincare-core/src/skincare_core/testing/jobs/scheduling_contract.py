@@ -230,7 +230,7 @@ class SchedulingContract(_Subject):
         await subject.queue.enqueue(job)
         running = await receive_from(subject.queue)
         assert await subject.queue.cancel(job.id) is False
-        await subject.queue.extend(running, subject.visibility * 4)
+        await subject.queue.extend_many([running], subject.visibility * 4)
         await _sleep(subject.visibility + subject.tick)
         await nothing_on(subject.queue)
         await subject.queue.ack(running)
