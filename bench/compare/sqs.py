@@ -36,7 +36,10 @@ METRICS = (
     Metric("enqueue_requests_per_job", "enqueue requests/job", ".2f"),
     Metric("receives_per_job", "ReceiveMessage/job", ".2f"),
     Metric("deletes_per_job", "Delete*/job", ".2f"),
+    Metric("extends_per_job", "ChangeVisibility*/job", ".2f"),
 )
+# Jobs of 1.5 s under a 2 s visibility: the heartbeat renews each lease about once.
+_LONG = {"job_seconds": 1.5, "visibility_seconds": 2}
 
 
 def build(args: argparse.Namespace) -> harness.Scenario:
@@ -53,6 +56,7 @@ def build(args: argparse.Namespace) -> harness.Scenario:
             [
                 Variant("ours sqs b1", "ours", batch=1, concurrency=2),
                 Variant("ours sqs b10", "ours", batch=10, concurrency=20),
+                Variant("ours sqs b10 1.5s jobs", "ours", batch=10, concurrency=100, options=_LONG),
             ]
         ),
         run=run,
@@ -78,6 +82,7 @@ async def sqs_run(variant: Variant, jobs: int) -> dict[str, float]:
         counts.clear()
         drain_s = await _drain(queue, variant, jobs, _client(endpoint), urls.queue_url)
     deletes = counts["DeleteMessage"] + counts["DeleteMessageBatch"]
+    extends = counts["ChangeMessageVisibility"] + counts["ChangeMessageVisibilityBatch"]
     return {
         "enqueue_jobs_per_s": jobs / enqueue_s,
         "enqueue_requests_per_job": sent / jobs,
@@ -85,6 +90,7 @@ async def sqs_run(variant: Variant, jobs: int) -> dict[str, float]:
         "drain_requests_per_job": sum(counts.values()) / jobs,
         "receives_per_job": counts["ReceiveMessage"] / jobs,
         "deletes_per_job": deletes / jobs,
+        "extends_per_job": extends / jobs,
     }
 
 
@@ -101,7 +107,11 @@ async def _drain(queue: SqsQueue, variant: Variant, jobs: int, probe: SQSClient,
     countdown = harness.Countdown(jobs)
     router = Router()
 
+    seconds = float(variant.options.get("job_seconds", 0))
+
     async def noop(job: Job) -> None:
+        if seconds:
+            await anyio.sleep(seconds)
         await countdown(job.payload)
 
     router.register("noop", noop)
@@ -110,6 +120,7 @@ async def _drain(queue: SqsQueue, variant: Variant, jobs: int, probe: SQSClient,
         router=router,
         concurrency=variant.concurrency,
         receive_batch=variant.batch,
+        visibility_timeout=timedelta(seconds=variant.options.get("visibility_seconds", 30)),
         shutdown_grace=timedelta(seconds=5),
     )
     async with anyio.create_task_group() as tg:
