@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
 from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.ports import RateLimiter, ScheduleStore
 from skincare_sqs.every_dead_letter import EveryDeadLetter
 from skincare_sqs.ledger import JobLedger
 from skincare_sqs.provisioning import QueueUrls
@@ -27,6 +28,8 @@ async def sqs_backend(
     ledger: JobLedger,
     queues: Iterable[str],
     wait_time_seconds: int = 20,
+    schedules: ScheduleStore | None = None,
+    rate_limiter: RateLimiter | None = None,
 ) -> AsyncIterator[Backend]:
     """A `SqsQueue` per named queue in `queues`; the dead letters, sink and stats of every named
     queue in `urls` (the SQS queue and DLQ of each, see `ensure_queues`).
@@ -36,6 +39,10 @@ async def sqs_backend(
     within 15 minutes, and each job's row keeps its unique key and its cancellation until it
     ends (`skincare_sqs.ledger`). The boto3 client is the caller's; nothing here needs closing.
     A queue of `queues` missing from `urls` is a ValueError.
+
+    SQS keeps neither periodic schedules nor rate windows: `schedules` and `rate_limiter` come
+    from the ledger's database (`skincare_postgres.PostgresScheduleStore` writes a tick's job as
+    a ledger row, which the relay sends like any other), or stay None when there are none.
     """
     missing = sorted(set(queues) - set(urls))
     if missing:
@@ -60,4 +67,6 @@ async def sqs_backend(
         sink=SqsSink(senders, ledger=ledger, outbox=outbox),
         outbox=outbox,
         stats=SqsQueueStats(client, pairs),
+        schedules=schedules,
+        rate_limiter=rate_limiter,
     )

@@ -187,7 +187,7 @@ async def _sqs_backend(
 ) -> AbstractAsyncContextManager[Backend]:
     import anyio
 
-    from skincare_postgres import postgres_job_ledger
+    from skincare_postgres import PostgresRateLimiter, PostgresScheduleStore, postgres_job_ledger
     from skincare_services.aws import SQS_LONG_POLL_SECONDS, aws_client
     from skincare_sqs import MAX_DELAY, queue_urls, sqs_backend
 
@@ -199,8 +199,15 @@ async def _sqs_backend(
     urls = await anyio.to_thread.run_sync(
         lambda: queue_urls(client, settings.sqs_queue_prefix, names)
     )
+    # Schedules and rate windows live in the ledger's database, shared by every process.
     return sqs_backend(
-        client, urls=urls, ledger=ledger, queues=served, wait_time_seconds=SQS_LONG_POLL_SECONDS
+        client,
+        urls=urls,
+        ledger=ledger,
+        queues=served,
+        wait_time_seconds=SQS_LONG_POLL_SECONDS,
+        schedules=PostgresScheduleStore(engine),
+        rate_limiter=PostgresRateLimiter(engine),
     )
 
 
