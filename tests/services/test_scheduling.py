@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import math
+import time
+
 import attrs
 import pytest
 
-from skincare_core.jobs import Schedules
+from skincare_core.jobs import Job, Router, Schedules, new_job
 from skincare_core.testing.jobs import memory_backend
-from skincare_services.scheduling import NotSupportedHere, scheduler_for, throttle_for
+from skincare_services.scheduling import (
+    NotSupportedHere,
+    scheduler_for,
+    throttle_for,
+    throttle_job_types,
+)
 from skincare_services.settings import load_settings
 
 pytestmark = pytest.mark.anyio
@@ -38,3 +46,34 @@ async def test_a_backend_without_limiter_or_store_refuses_them() -> None:
             throttle_for(settings=settings, backend=bare, queue="default")
         with pytest.raises(NotSupportedHere, match="no schedule store"):
             scheduler_for(bare, schedules)
+
+
+async def test_a_job_type_named_in_rate_limits_is_limited_in_the_router() -> None:
+    settings = load_settings({**_REQUIRED, "SKINCARE_RATE_LIMITS": "default=50,sms=2"})
+    started: list[int] = []
+
+    async def send(_job: Job) -> None:
+        started.append(math.floor(time.time()))
+
+    router = Router()
+    router.register("sms", send)
+    async with memory_backend() as backend:
+        throttle_job_types(settings=settings, backend=backend, router=router)
+        for n in range(3):
+            await router.dispatch(new_job("sms", n=str(n)))
+    assert started[0] == started[1] < started[2]
+
+
+async def test_a_rate_limit_naming_neither_a_queue_nor_a_job_type_is_refused() -> None:
+    settings = load_settings({**_REQUIRED, "SKINCARE_RATE_LIMITS": "smss=2"})
+    router = Router()
+    router.register("sms", _nothing)
+    async with memory_backend() as backend:
+        with pytest.raises(
+            NotSupportedHere, match="'smss' is neither a named queue nor a job type"
+        ):
+            throttle_job_types(settings=settings, backend=backend, router=router)
+
+
+async def _nothing(_job: Job) -> None:
+    return None

@@ -33,7 +33,7 @@ from skincare_core.shop.retry_policies import SHOP_RETRY_POLICIES
 from skincare_core.shop.system_clock import SystemClock
 from skincare_core.shop.webhooks import PaymentWebhookService
 from skincare_postgres import PostgresDatabase, create_engine, postgres_backend
-from skincare_services.scheduling import scheduler_for, throttle_for
+from skincare_services.scheduling import scheduler_for, throttle_for, throttle_job_types
 from skincare_services.setting_values import served_queues
 from skincare_services.settings import Settings
 from skincare_services.shop_adapters import shop_router
@@ -129,6 +129,7 @@ async def worker_process(
         router = shop_router(settings=settings, uow=uow, tracing=tracing)
         for job_type, handler in handlers.items():
             router.register(job_type, handler)
+        throttle_job_types(settings=settings, backend=backend, router=router)
         relay = None
         if backend.outbox is not None:
             relay = OutboxRelay(storage=backend.outbox, sink=backend.sink)

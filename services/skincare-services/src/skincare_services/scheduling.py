@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from skincare_core.jobs.backend import Backend
-from skincare_core.jobs.rate_limit import RateLimit, Throttle
+from skincare_core.jobs.ports import RateLimiter
+from skincare_core.jobs.rate_limit import RateLimit, Throttle, throttled
+from skincare_core.jobs.router import Handler, Router
 from skincare_core.jobs.scheduler import Scheduler, Schedules
 from skincare_core.shop.job_types import SHOP_ROUTES
 from skincare_services.settings import Settings
@@ -27,8 +31,31 @@ def throttle_for(*, settings: Settings, backend: Backend, queue: str) -> Throttl
     per_second = settings.rate_limits.get(queue)
     if per_second is None:
         return None
+    return Throttle(_limiter(backend), RateLimit(queue, per_second))
+
+
+def throttle_job_types(*, settings: Settings, backend: Backend, router: Router) -> None:
+    """Limit each job type SKINCARE_RATE_LIMITS names (a name that is no named queue) in
+    `router`; a name that is neither a queue nor a routed job type is NotSupportedHere."""
+    queues = {*settings.worker_queues, *SHOP_ROUTES.names}
+    for name, per_second in settings.rate_limits.items():
+        if name in queues:
+            continue
+        if name not in router.job_types:
+            raise NotSupportedHere(
+                f"SKINCARE_RATE_LIMITS: {name!r} is neither a named queue nor a job type"
+            )
+        throttle = Throttle(_limiter(backend), RateLimit(f"type:{name}", per_second))
+        router.wrap(name, _limited_by(throttle))
+
+
+def _limited_by(throttle: Throttle) -> Callable[[Handler], Handler]:
+    return lambda handler: throttled(handler, throttle)
+
+
+def _limiter(backend: Backend) -> RateLimiter:
     if backend.rate_limiter is None:
         raise NotSupportedHere(
             "this queue backend has no rate limiter: SKINCARE_RATE_LIMITS needs one"
         )
-    return Throttle(backend.rate_limiter, RateLimit(queue, per_second))
+    return backend.rate_limiter

@@ -30,8 +30,8 @@ def parse_worker_queues(raw: str) -> WorkerQueues:
 
 
 RateLimits = NewType("RateLimits", Mapping[str, int])
-"""Named queue -> at most how many of its jobs start per second (every worker process together
-on Postgres; each process on its own on SQS)."""
+"""Named queue or job type -> at most how many of its jobs start per second, every worker process
+together (the windows are in the database on both backends)."""
 
 
 NO_RATE_LIMITS = RateLimits(MappingProxyType({}))

@@ -32,7 +32,7 @@ from skincare_core.jobs.ports import (
     RateLimiter,
     ScheduleStore,
 )
-from skincare_core.jobs.rate_limit import RateLimit, Throttle
+from skincare_core.jobs.rate_limit import RateLimit, Throttle, throttled
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.jobs.router import Handler, Router
 from skincare_core.jobs.routing import DEFAULT_QUEUE, QueueRoutes
@@ -85,4 +85,5 @@ __all__ = [
     "full_jitter_delay",
     "new_job",
     "new_job_id",
+    "throttled",
 ]

@@ -22,6 +22,10 @@ class Router:
             raise ValueError(f"a handler for {job_type!r} is already registered")
         self._handlers[job_type] = handler
 
+    def wrap(self, job_type: str, decorate: Callable[[Handler], Handler]) -> None:
+        """Replace `job_type`'s handler with `decorate(handler)`; KeyError if it has none."""
+        self._handlers[job_type] = decorate(self._handlers[job_type])
+
     @property
     def job_types(self) -> frozenset[str]:
         """The types that have a handler."""
