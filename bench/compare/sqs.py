@@ -38,8 +38,8 @@ METRICS = (
     Metric("deletes_per_job", "Delete*/job", ".2f"),
     Metric("extends_per_job", "ChangeVisibility*/job", ".2f"),
 )
-# Jobs of 1.5 s under a 2 s visibility: the heartbeat renews each lease about once.
-_LONG = {"job_seconds": 1.5, "visibility_seconds": 2}
+# Jobs of 3 s under a 2 s visibility: the heartbeat renews each lease two or three times.
+_LONG = {"job_seconds": 3.0, "visibility_seconds": 2}
 
 
 def build(args: argparse.Namespace) -> harness.Scenario:
@@ -56,7 +56,7 @@ def build(args: argparse.Namespace) -> harness.Scenario:
             [
                 Variant("ours sqs b1", "ours", batch=1, concurrency=2),
                 Variant("ours sqs b10", "ours", batch=10, concurrency=20),
-                Variant("ours sqs b10 1.5s jobs", "ours", batch=10, concurrency=100, options=_LONG),
+                Variant("ours sqs b10 3s jobs", "ours", batch=10, concurrency=100, options=_LONG),
             ]
         ),
         run=run,
