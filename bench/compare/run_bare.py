@@ -64,7 +64,12 @@ class BareSystem:
 async def _loop(
     conn: psycopg.AsyncConnection[Any], handler: Handler, batch: int, stop: anyio.Event
 ) -> None:
-    params = {"visibility": timedelta(seconds=30), "limit": batch, "queue": DEFAULT_QUEUE}
+    params = {
+        "visibility": timedelta(seconds=30),
+        "limit": batch,
+        "queue": DEFAULT_QUEUE,
+        "floor": None,
+    }
     while not stop.is_set():
         rows = await (await conn.execute(jobs_sql.CLAIM, params)).fetchall()
         if not rows:

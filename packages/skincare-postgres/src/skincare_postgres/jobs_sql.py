@@ -25,10 +25,13 @@ class Claimed(NamedTuple):
 # lease pushes available_at forward, so the partial index ix_jobs_claim (queue, available_at)
 # also finds expired leases, and walks only this queue's rows in due order. The CTE (run once:
 # it locks) keeps each row's available_at from before the lease: when the job became due.
+# `floor` (claim_floor.py) skips the index entries of finished jobs a held xmin keeps; with a
+# custom plan per run a NULL floor folds away.
 CLAIM = """
 WITH due AS (
     SELECT id, available_at FROM jobs
     WHERE status = 'ready' AND queue = %(queue)s AND available_at <= now()
+        AND (CAST(%(floor)s AS timestamptz) IS NULL OR available_at >= %(floor)s)
     ORDER BY available_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED)
 UPDATE jobs SET attempts = attempts + 1, receipt = gen_random_uuid(),
     available_at = now() + %(visibility)s, lease_expires_at = now() + %(visibility)s
@@ -40,6 +43,7 @@ RETURNING jobs.id, jobs.body, jobs.attempts, jobs.receipt::text AS receipt,
 NEXT_VISIBLE = """
 SELECT EXTRACT(EPOCH FROM min(available_at) - now())::float8 AS seconds
 FROM jobs WHERE status = 'ready' AND queue = %(queue)s
+    AND (CAST(%(floor)s AS timestamptz) IS NULL OR available_at >= %(floor)s)
 """
 
 # A running job (a live lease) is left alone: only a waiting or scheduled row is deleted.

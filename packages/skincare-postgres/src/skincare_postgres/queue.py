@@ -24,6 +24,7 @@ from skincare_core.jobs.job import Job, Message
 from skincare_core.jobs.routing import DEFAULT_QUEUE, check_queue_name
 from skincare_postgres import jobs_sql as sql
 from skincare_postgres.acks import AckBatcher
+from skincare_postgres.claim_floor import SWEEP_EVERY, ClaimFloor
 from skincare_postgres.claims import ClaimBatcher
 from skincare_postgres.connection import DedicatedConnection
 from skincare_postgres.dead_letters import PostgresDeadLetters
@@ -58,7 +59,10 @@ class PostgresQueue(PostgresDeadLetters):
         channel: str = JOBS_CHANNEL,
         connect_timeout: timedelta = timedelta(seconds=5),
         statement_timeout: timedelta = timedelta(seconds=30),
+        claim_sweep_every: timedelta = timedelta(seconds=SWEEP_EVERY),
     ) -> None:
+        """`claim_sweep_every`: how often a claim reads the claim index from its start rather
+        than from the floor (claim_floor.py); zero makes every claim do so."""
         super().__init__(engine, channel)
         self.name = check_queue_name(name)
         self._sink = PostgresSink(engine, channel=channel)
@@ -80,6 +84,7 @@ class PostgresQueue(PostgresDeadLetters):
         self._listener = JobListener(conninfo, self._own_channel, connect_timeout=connect_timeout)
         self._acks = AckBatcher(self._delete)
         self._batched_claims = ClaimBatcher(self._claim_rows)
+        self._floor = ClaimFloor(sweep_every=claim_sweep_every.total_seconds())
 
     async def __aenter__(self) -> PostgresQueue:
         return self
@@ -166,9 +171,20 @@ class PostgresQueue(PostgresDeadLetters):
         return await self._batched_claims.claim(limit)
 
     async def _claim_rows(self, limit: int) -> list[Message]:
-        params = {"visibility": self._visibility, "limit": limit, "queue": self.name}
+        params = {
+            "visibility": self._visibility,
+            "limit": limit,
+            "queue": self.name,
+            "floor": self._floor.for_claim(),
+        }
+        try:
+            rows = await self._claims.rows(sql.CLAIM, params, _CLAIMED)
+        except BaseException:
+            self._floor.failed()
+            raise
+        self._floor.claimed(row.due_at for row in rows)
         messages = []
-        for row in await self._claims.rows(sql.CLAIM, params, _CLAIMED):
+        for row in rows:
             try:
                 job = decode_job(row.body)
             except InvalidJob as error:
@@ -181,7 +197,8 @@ class PostgresQueue(PostgresDeadLetters):
         return messages
 
     async def _until_next_visible(self) -> float:
-        [row] = await self._claims.rows(sql.NEXT_VISIBLE, {"queue": self.name}, dict_row)
+        params = {"queue": self.name, "floor": self._floor.floor}
+        [row] = await self._claims.rows(sql.NEXT_VISIBLE, params, dict_row)
         seconds = row["seconds"]
         # A visible row we could not claim is being leased by someone else right now.
         return self._poll if seconds is None else max(float(seconds), 0.005)
