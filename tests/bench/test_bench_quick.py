@@ -158,3 +158,24 @@ def test_the_worker_processes_program_runs_quick_and_no_job_runs_twice() -> None
         ("| 2", "2,000", "0 |"),
         ("| 4", "2,000", "0 |"),
     ]
+
+
+@pytest.mark.slow
+def test_the_held_horizon_program_prints_both_claim_kinds() -> None:
+    uv = shutil.which("uv")
+    assert uv is not None, "uv must be on PATH"
+    done = subprocess.run(
+        [uv, "run", "python", "-m", "bench.held_horizon", "--seconds", "4", "--rate", "200"],
+        cwd=ROOT,
+        env=_unmeasured(),
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| 4 |")]
+    assert len(rows) == 2, done.stdout
+    # Both runs kept up: at most a second's worth of the 800 jobs offered is left at the end.
+    backlogs = [int(row.rstrip(" |").rsplit(" | ", 1)[-1].replace(",", "")) for row in rows]
+    assert all(backlog <= 200 for backlog in backlogs), done.stdout
