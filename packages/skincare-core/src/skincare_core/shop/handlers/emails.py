@@ -20,7 +20,7 @@ from skincare_core.jobs.errors import RetryLater
 from skincare_core.jobs.job import Job
 from skincare_core.shop.errors import AlreadyNotified
 from skincare_core.shop.handlers.payloads import order_id_of
-from skincare_core.shop.handlers.send_claims import SendClaims
+from skincare_core.shop.handlers.send_claims import OrderSend, SendClaims
 from skincare_core.shop.models import NotificationType, Order, SendClaim, User
 from skincare_core.shop.ports import (
     Clock,
@@ -54,7 +54,7 @@ class OrderEmailHandler:
         self._email = email
         self._clock = clock
         self._kind = kind
-        self._claims = SendClaims(uow=uow, clock=clock, kind=kind, lease=lease)
+        self._claims = SendClaims(uow=uow, clock=clock, lease=lease)
 
     async def __call__(self, job: Job) -> None:
         """Handle one job; raises on a transient failure (RetryLater while another run sends)."""
@@ -67,7 +67,8 @@ class OrderEmailHandler:
         data = OrderEmail(
             order.order_number, order.items, order.total_rupiah, job.id, user.language
         )
-        await self._claims.hold_while(order_id, claim, partial(self._send, user.email, data))
+        target = OrderSend(order_id, self._kind)
+        await self._claims.hold_while(target, claim, partial(self._send, user.email, data))
         await self._record(order_id, job.id)
 
     async def _claim(self, order_id: int, claim: SendClaim) -> tuple[Order, User] | None:

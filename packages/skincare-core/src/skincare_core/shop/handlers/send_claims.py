@@ -8,69 +8,101 @@ a short transaction of its own (none stays open across the provider call).
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
-from datetime import timedelta
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import datetime, timedelta
+from typing import Protocol
 
 import anyio
+from attrs import frozen
 
 from skincare_core.shop.models import NotificationType, SendClaim
-from skincare_core.shop.ports import Clock, UnitOfWorkFactory
+from skincare_core.shop.ports import Clock, UnitOfWork, UnitOfWorkFactory
 
 logger = logging.getLogger(__name__)
 
 
-class SendClaims:
-    """Runs sends under claims of one notification kind, taken with `lease`."""
+class ClaimedSend(Protocol):
+    """The one send a claim is for: where its claim is renewed and released."""
 
-    def __init__(
-        self, *, uow: UnitOfWorkFactory, clock: Clock, kind: NotificationType, lease: timedelta
-    ) -> None:
+    @property
+    def fields(self) -> Mapping[str, object]:
+        """What log lines about it say."""
+
+    async def renew(self, uow: UnitOfWork, token: str, until: datetime) -> bool:
+        """Move the claim `token` holds to `until`; False once `token` no longer holds it."""
+
+    async def release(self, uow: UnitOfWork, token: str) -> None:
+        """Drop the claim `token` holds."""
+
+
+@frozen
+class OrderSend:
+    """An order's notification of one kind."""
+
+    order_id: int
+    kind: NotificationType
+
+    @property
+    def fields(self) -> Mapping[str, object]:
+        """The order and the notification."""
+        return {"order_id": self.order_id, "notification": self.kind.value}
+
+    async def renew(self, uow: UnitOfWork, token: str, until: datetime) -> bool:
+        """Renew on the notifications table."""
+        return await uow.notifications.renew_send(self.order_id, self.kind, token, until)
+
+    async def release(self, uow: UnitOfWork, token: str) -> None:
+        """Release on the notifications table."""
+        await uow.notifications.release_send(self.order_id, self.kind, token)
+
+
+class SendClaims:
+    """Runs sends under claims taken with `lease`."""
+
+    def __init__(self, *, uow: UnitOfWorkFactory, clock: Clock, lease: timedelta) -> None:
         self._uow = uow
         self._clock = clock
-        self._kind = kind
         self.lease = lease
 
     async def hold_while(
-        self, order_id: int, claim: SendClaim, send: Callable[[], Awaitable[None]]
+        self, target: ClaimedSend, claim: SendClaim, send: Callable[[], Awaitable[None]]
     ) -> None:
         """Await `send`, renewing `claim` meanwhile; a failed send gives the claim back (so the
         retry need not wait out the lease) and re-raises."""
         failed: list[Exception] = []
         async with anyio.create_task_group() as tg:
-            tg.start_soon(self._renew_forever, order_id, claim)
+            tg.start_soon(self._renew_forever, target, claim)
             try:
                 await send()
             except Exception as error:
                 failed.append(error)
             tg.cancel_scope.cancel()
         if failed:
-            await self._release(order_id, claim)
+            await self._release(target, claim)
             raise failed[0]
 
-    async def _renew_forever(self, order_id: int, claim: SendClaim) -> None:
-        fields = {"order_id": order_id, "notification": self._kind.value}
+    async def _renew_forever(self, target: ClaimedSend, claim: SendClaim) -> None:
         while True:
             await anyio.sleep(self.lease.total_seconds() / 3)
             until = self._clock.now() + self.lease
             try:
                 async with self._uow() as uow:
-                    held = await uow.notifications.renew_send(
-                        order_id, self._kind, claim.token, until
-                    )
+                    held = await target.renew(uow, claim.token, until)
             except Exception as error:
-                logger.warning("email.claim_not_renewed", extra={**fields, "error": repr(error)})
+                fields = {**target.fields, "error": repr(error)}
+                logger.warning("email.claim_not_renewed", extra=fields)
                 continue
             if not held:
                 # Another delivery took the lapsed claim and may send as well.
-                logger.warning("email.claim_lost", extra=fields)
+                logger.warning("email.claim_lost", extra=dict(target.fields))
                 return
 
-    async def _release(self, order_id: int, claim: SendClaim) -> None:
+    async def _release(self, target: ClaimedSend, claim: SendClaim) -> None:
         try:
             async with self._uow() as uow:
-                await uow.notifications.release_send(order_id, self._kind, claim.token)
+                await target.release(uow, claim.token)
         except Exception as error:
             # The lease runs out by itself; the send's own error is the one to report.
             logger.warning(
-                "email.claim_not_released", extra={"order_id": order_id, "error": repr(error)}
+                "email.claim_not_released", extra={**target.fields, "error": repr(error)}
             )
