@@ -9,12 +9,14 @@ from __future__ import annotations
 import hashlib
 import html
 import re
+from collections.abc import Mapping
 from datetime import datetime
 from email.message import EmailMessage
 from email.utils import format_datetime, parseaddr
 from functools import cache
 from importlib.resources import files
 from string import Template
+from typing import NamedTuple
 
 from skincare_core.shop.models import NotificationType, OrderItem
 from skincare_core.shop.money import format_rupiah
@@ -37,20 +39,50 @@ def render_email(
     """The complete message for `kind`, in the data's language (Indonesian when unknown)."""
     language = data.language if data.language in LANGUAGES else DEFAULT_LANGUAGE
     subject, text, page = _bodies(kind, language, data, shop_name)
+    # Machine-readable: operators (and the end-to-end tests) count mail per order and kind.
+    headers = {"X-Skincare-Order": data.order_number, "X-Skincare-Notification": kind.value}
+    return assemble(
+        Rendered(subject, text, page, language),
+        to=to,
+        sender=sender,
+        sent_at=sent_at,
+        idempotency_key=data.idempotency_key,
+        headers=headers,
+    )
+
+
+class Rendered(NamedTuple):
+    """A message's subject, plain text and HTML, in `language`."""
+
+    subject: str
+    text: str
+    page: str
+    language: str
+
+
+def assemble(
+    rendered: Rendered,
+    *,
+    to: str,
+    sender: str,
+    sent_at: datetime,
+    idempotency_key: str,
+    headers: Mapping[str, str],
+) -> EmailMessage:
+    """One `multipart/alternative` message of the rendered bodies, with `headers` added."""
     message = EmailMessage()
     message["From"] = sender
     message["To"] = to
-    message["Subject"] = subject
+    message["Subject"] = rendered.subject
     message["Date"] = format_datetime(sent_at)
-    message["Message-ID"] = message_id_for(data.idempotency_key, sender)
-    # Machine-readable: operators (and the end-to-end tests) count mail per order and kind.
-    message["X-Skincare-Order"] = data.order_number
-    message["X-Skincare-Notification"] = kind.value
-    message.set_content(text)
-    message.add_alternative(page, subtype="html")
+    message["Message-ID"] = message_id_for(idempotency_key, sender)
+    for name, value in headers.items():
+        message[name] = value
+    message.set_content(rendered.text)
+    message.add_alternative(rendered.page, subtype="html")
     # Set after the parts exist: making a multipart moves Content-* headers into the first part.
-    message["Content-Language"] = language
-    message.set_boundary(_boundary(text, page))
+    message["Content-Language"] = rendered.language
+    message.set_boundary(_boundary(rendered.text, rendered.page))
     return message
 
 
@@ -60,11 +92,11 @@ def _bodies(
     """Subject, plain text and HTML of one message."""
     fields = {"order_number": data.order_number, "shop_name": shop_name}
     total = format_rupiah(data.total_rupiah)
-    rendered = _template(kind, language, "txt").substitute(
+    rendered = template(kind.value, language, "txt").substitute(
         fields, items=_text_items(data.items), total=total
     )
-    subject, text = _split_subject(rendered)
-    page = _template(kind, language, "html").substitute(
+    subject, text = split_subject(rendered)
+    page = template(kind.value, language, "html").substitute(
         {key: html.escape(value) for key, value in fields.items()},
         items=_html_items(data.items),
         total=html.escape(total),
@@ -94,12 +126,14 @@ def _boundary(*bodies: str) -> str:
 
 
 @cache
-def _template(kind: NotificationType, language: str, extension: str) -> Template:
-    source = files("skincare_email") / "templates" / f"{kind.value}.{language}.{extension}"
+def template(name: str, language: str, extension: str) -> Template:
+    """The package's template `<name>.<language>.<extension>` (txt: subject line first)."""
+    source = files("skincare_email") / "templates" / f"{name}.{language}.{extension}"
     return Template(source.read_text(encoding="utf-8"))
 
 
-def _split_subject(rendered: str) -> tuple[str, str]:
+def split_subject(rendered: str) -> tuple[str, str]:
+    """The first paragraph (the subject) and the rest of a rendered plain-text template."""
     subject, _, body = rendered.partition("\n\n")
     return subject.strip(), body
 
