@@ -9,12 +9,13 @@ from skincare_core.jobs.errors import InvalidJob, PermanentJobError, UnknownJobT
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.router import Router
 from skincare_core.shop.errors import AlreadyNotified, PaymentAmountMismatch, PaymentNotFound
-from skincare_core.shop.handlers import invoice_key
+from skincare_core.shop.handlers import build_router, invoice_key
 from skincare_core.shop.job_types import (
     EXPIRE_UNPAID_ORDER,
     GENERATE_INVOICE_PDF,
     PROCESS_PAYMENT,
     SEND_CONFIRMATION_EMAIL,
+    SEND_DAILY_SALES_SUMMARY,
     SEND_PAYMENT_RECEIVED_EMAIL,
     SHOP_ROUTES,
 )
@@ -248,7 +249,7 @@ async def test_router_refuses_an_unknown_type(shop: Shop) -> None:
     assert "mystery" in str(raised.value)
 
 
-async def test_router_serves_the_five_shop_types_each_routed_to_a_queue(shop: Shop) -> None:
+async def test_router_serves_the_shop_types_each_routed_to_a_queue(shop: Shop) -> None:
     types = {
         SEND_CONFIRMATION_EMAIL,
         SEND_PAYMENT_RECEIVED_EMAIL,
@@ -257,7 +258,17 @@ async def test_router_serves_the_five_shop_types_each_routed_to_a_queue(shop: Sh
         EXPIRE_UNPAID_ORDER,
     }
     assert shop.router.job_types == types
-    assert set(SHOP_ROUTES.routes) == types
+    # The daily sales summary is served only when the shop has an admin to send it to.
+    with_admin = build_router(
+        uow=shop.db,
+        email=shop.email,
+        renderer=shop.renderer,
+        store=shop.store,
+        clock=shop.clock,
+        admin_email="admin@example.com",
+    )
+    assert with_admin.job_types == {*types, SEND_DAILY_SALES_SUMMARY}
+    assert set(SHOP_ROUTES.routes) == with_admin.job_types
 
 
 async def test_router_runs_other_teams_handlers_and_refuses_a_second_register() -> None:

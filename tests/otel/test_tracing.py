@@ -3,7 +3,7 @@ carries, the worker's job span continuing it, and the e-mail and PDF child spans
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 import anyio
 import pytest
@@ -16,7 +16,8 @@ from opentelemetry.trace import SpanKind
 
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.router import Router
-from skincare_core.shop.ports import InvoiceData, OrderEmail
+from skincare_core.shop.models import DailySales
+from skincare_core.shop.ports import InvoiceData, OrderEmail, SalesSummaryEmail
 from skincare_core.testing.shop import ManualClock, RecordingEmailService, TextInvoiceRenderer
 from skincare_http import create_app
 from skincare_otel import (
@@ -115,3 +116,18 @@ async def test_the_job_span_continues_the_enqueuers_trace_with_child_spans(
         assert span.parent is not None
         assert span.parent.span_id == job.context.span_id
         assert span.context.trace_id == trace
+
+
+async def test_a_sales_summary_send_is_a_client_span(
+    exported: tuple[Tracing, InMemorySpanExporter],
+) -> None:
+    tracing, exporter = exported
+    inner = RecordingEmailService()
+    sales = DailySales(date(2026, 12, 3), 0, 0, ())
+    await TracedEmailService(inner, tracing.tracer).send_sales_summary(
+        "admin@example.com", SalesSummaryEmail(sales, "job-1")
+    )
+    [span] = exporter.get_finished_spans()
+    assert (span.name, span.kind) == ("email.send", SpanKind.CLIENT)
+    assert span.attributes == {"skincare.email.kind": "sales_summary"}
+    assert [mail.to for mail in inner.summaries] == ["admin@example.com"]

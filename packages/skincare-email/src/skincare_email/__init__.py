@@ -10,6 +10,7 @@ from skincare_email.errors import EmailRejected, EmailTemporarilyUnavailable
 from skincare_email.maildir import MaildirEmailService
 from skincare_email.messages import message_id_for, render_email
 from skincare_email.smtp import SmtpEmailService
+from skincare_email.summary import render_sales_summary
 
 __all__ = [
     "EmailRejected",
@@ -20,4 +21,5 @@ __all__ = [
     "format_rupiah",
     "message_id_for",
     "render_email",
+    "render_sales_summary",
 ]

@@ -8,8 +8,9 @@ from datetime import UTC, datetime
 from email.message import EmailMessage
 
 from skincare_core.shop.models import NotificationType
-from skincare_core.shop.ports import OrderEmail
+from skincare_core.shop.ports import OrderEmail, SalesSummaryEmail
 from skincare_email.messages import render_email
+from skincare_email.summary import SALES_SUMMARY, render_sales_summary
 
 logger = logging.getLogger(__name__)
 
@@ -28,6 +29,18 @@ class RenderingEmailService(ABC):
     async def send_payment_received(self, to: str, data: OrderEmail) -> None:
         """Render and deliver the payment-received e-mail."""
         await self._send(NotificationType.PAYMENT_RECEIVED, to, data)
+
+    async def send_sales_summary(self, to: str, data: SalesSummaryEmail) -> None:
+        """Render and deliver the daily sales summary."""
+        message = render_sales_summary(
+            data, to=to, sender=self.sender, sent_at=datetime.now(UTC), shop_name=self.shop_name
+        )
+        await self.deliver(message)
+        fields = {"report": data.sales.day.isoformat(), "message_id": message["Message-ID"]}
+        logger.info(
+            "email.sent",
+            extra={**fields, "kind": SALES_SUMMARY, "transport": type(self).__name__},
+        )
 
     @abstractmethod
     async def deliver(self, message: EmailMessage) -> None:

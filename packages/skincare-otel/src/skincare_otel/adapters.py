@@ -6,7 +6,13 @@ from contextlib import AbstractContextManager
 
 from opentelemetry.trace import Span, SpanKind, Tracer
 
-from skincare_core.shop.ports import EmailService, InvoiceData, InvoiceRenderer, OrderEmail
+from skincare_core.shop.ports import (
+    EmailService,
+    InvoiceData,
+    InvoiceRenderer,
+    OrderEmail,
+    SalesSummaryEmail,
+)
 
 
 class TracedEmailService:
@@ -25,6 +31,14 @@ class TracedEmailService:
         """The payment-received e-mail, in its span."""
         with self._span("payment_received", data):
             await self._inner.send_payment_received(to, data)
+
+    async def send_sales_summary(self, to: str, data: SalesSummaryEmail) -> None:
+        """The daily sales summary, in its span."""
+        attributes = {"skincare.email.kind": "sales_summary"}
+        with self._tracer.start_as_current_span(
+            "email.send", kind=SpanKind.CLIENT, attributes=attributes
+        ):
+            await self._inner.send_sales_summary(to, data)
 
     def _span(self, kind: str, data: OrderEmail) -> AbstractContextManager[Span]:
         attributes = {"skincare.email.kind": kind, "skincare.order.number": data.order_number}

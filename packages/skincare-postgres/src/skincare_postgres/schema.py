@@ -146,6 +146,8 @@ payments = Table(
     _now(),
     _one_of("status", tuple(PaymentStatus)),
     CheckConstraint("amount_rupiah > 0", name="amount_positive"),
+    # The daily sales summary reads one day's applied payments.
+    Index("ix_payments_paid_at", "paid_at", postgresql_where=text("paid_at IS NOT NULL")),
     # The gateway's event id is the idempotency key of webhook intake (index payments_event_id_idx).
     Index(
         "payments_event_id_idx",
@@ -167,6 +169,21 @@ order_notifications = Table(
     Column("claimed_until", DateTime(timezone=True), nullable=True),
     UniqueConstraint("order_id", "notification_type"),
     _one_of("notification_type", tuple(NotificationType)),
+    CheckConstraint(
+        "sent_at IS NOT NULL OR (claim_token IS NOT NULL AND claimed_until IS NOT NULL)",
+        name="sent_or_claimed",
+    ),
+)
+
+# Reports e-mailed to the shop (the daily sales summary), one per key, with the same send
+# claims as order_notifications.
+report_notifications = Table(
+    "report_notifications",
+    metadata,
+    Column("report_key", Text, primary_key=True),
+    Column("sent_at", DateTime(timezone=True), nullable=True),
+    Column("claim_token", Text, nullable=True),
+    Column("claimed_until", DateTime(timezone=True), nullable=True),
     CheckConstraint(
         "sent_at IS NOT NULL OR (claim_token IS NOT NULL AND claimed_until IS NOT NULL)",
         name="sent_or_claimed",

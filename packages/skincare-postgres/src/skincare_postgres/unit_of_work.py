@@ -14,6 +14,7 @@ from skincare_postgres.errors import DatabaseUnavailable, is_unavailable, unavai
 from skincare_postgres.orders import PostgresOrders
 from skincare_postgres.outbox import PostgresOutbox
 from skincare_postgres.payments import PostgresInvoices, PostgresNotifications, PostgresPayments
+from skincare_postgres.reports import PostgresReports, PostgresSales
 from skincare_postgres.schema import JOBS_CHANNEL
 
 
@@ -82,6 +83,8 @@ class PostgresUnitOfWork:
         self.payments = PostgresPayments(driver)
         self.notifications = PostgresNotifications(driver)
         self.invoices = PostgresInvoices(driver)
+        self.sales = PostgresSales(driver)
+        self.reports = PostgresReports(driver)
         self.outbox = PostgresOutbox(driver, self._routes, self._channel, self._job_headers)
         return self
 

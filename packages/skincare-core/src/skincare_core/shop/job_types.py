@@ -10,6 +10,7 @@ PROCESS_PAYMENT = "process_payment"
 GENERATE_INVOICE_PDF = "generate_invoice_pdf"
 SEND_PAYMENT_RECEIVED_EMAIL = "send_payment_received_email"
 EXPIRE_UNPAID_ORDER = "expire_unpaid_order"
+SEND_DAILY_SALES_SUMMARY = "send_daily_sales_summary"
 
 CRITICAL_QUEUE = "critical"
 """Money: a payment waits behind nothing."""
@@ -22,6 +23,7 @@ SHOP_ROUTES = QueueRoutes(
         SEND_CONFIRMATION_EMAIL: DEFAULT_QUEUE,
         SEND_PAYMENT_RECEIVED_EMAIL: DEFAULT_QUEUE,
         EXPIRE_UNPAID_ORDER: DEFAULT_QUEUE,
+        SEND_DAILY_SALES_SUMMARY: DEFAULT_QUEUE,
         GENERATE_INVOICE_PDF: BULK_QUEUE,
     }
 )

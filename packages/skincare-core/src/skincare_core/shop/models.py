@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from enum import StrEnum
 
 from attrs import frozen
@@ -146,3 +146,24 @@ class SendClaim:
 
     token: str
     until: datetime
+
+
+@frozen
+class ProductSales:
+    """How much of one product a day's sales held (name as on the latest order of it)."""
+
+    product_id: int
+    name: str
+    quantity: int
+    revenue_rupiah: int
+
+
+@frozen
+class DailySales:
+    """A day's sales: how many orders were paid, their revenue, and the best-selling products
+    by quantity (most first; ties by product id)."""
+
+    day: date
+    orders: int
+    revenue_rupiah: int
+    top_products: tuple[ProductSales, ...]

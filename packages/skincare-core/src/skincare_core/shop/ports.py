@@ -13,6 +13,7 @@ from attrs import frozen
 from skincare_core.jobs.ports import Outbox
 from skincare_core.shop.models import (
     CartLine,
+    DailySales,
     InvoiceRecord,
     NewOrder,
     NotificationType,
@@ -24,6 +25,7 @@ from skincare_core.shop.models import (
     SendClaim,
     User,
 )
+from skincare_core.shop.sales import SalesDay
 
 
 class UserRepository(Protocol):
@@ -128,6 +130,32 @@ class InvoiceRepository(Protocol):
         """Record the invoice; a second record for the order is a no-op."""
 
 
+class SalesRepository(Protocol):
+    """What the shop sold: paid orders by the day their payment arrived (`shop.sales`)."""
+
+    async def of_day(self, day: SalesDay, *, top: int) -> DailySales:
+        """The orders paid in `[day.start, day.end)`, their revenue, and the `top` products
+        by quantity sold (ties by product id)."""
+
+
+class ReportRepository(Protocol):
+    """Reports e-mailed to the shop (one per key, like `report:2026-12-03`) and the claims
+    to send them: the same lease rules as `NotificationRepository`, keyed by text."""
+
+    async def claim_send(self, key: str, claim: SendClaim, now: datetime) -> SendClaim | None:
+        """Take the send for `claim` unless a claim live at `now` holds it (atomically); the
+        claim holding it afterwards, or None when the report is already recorded as sent."""
+
+    async def renew_send(self, key: str, token: str, until: datetime) -> bool:
+        """Move the unsent claim `token` holds to `until`; False if `token` no longer holds it."""
+
+    async def release_send(self, key: str, token: str) -> None:
+        """Drop the claim `token` holds (its send failed), so the next delivery may send."""
+
+    async def mark_sent(self, key: str, sent_at: datetime) -> bool:
+        """Record it sent, ending any claim; False if it already was."""
+
+
 class UnitOfWork(Protocol):
     """One transaction: commit on clean exit, roll back on error."""
 
@@ -151,6 +179,12 @@ class UnitOfWork(Protocol):
 
     @property
     def invoices(self) -> InvoiceRepository: ...
+
+    @property
+    def sales(self) -> SalesRepository: ...
+
+    @property
+    def reports(self) -> ReportRepository: ...
 
     @property
     def outbox(self) -> Outbox: ...
@@ -182,6 +216,15 @@ class OrderEmail:
     language: str = "id"
 
 
+@frozen
+class SalesSummaryEmail:
+    """The daily sales summary for the shop's admin; `idempotency_key` as in OrderEmail."""
+
+    sales: DailySales
+    idempotency_key: str
+    language: str = "id"
+
+
 class EmailService(Protocol):
     """Sends the shop's e-mails; a permanent failure raises PermanentJobError."""
 
@@ -190,6 +233,9 @@ class EmailService(Protocol):
 
     async def send_payment_received(self, to: str, data: OrderEmail) -> None:
         """The payment-received e-mail."""
+
+    async def send_sales_summary(self, to: str, data: SalesSummaryEmail) -> None:
+        """The daily sales summary, to the shop's admin."""
 
 
 @frozen

@@ -1,10 +1,11 @@
 """The shop's retry policies per job type (full jitter on all of them).
 
-E-mails, invoices and order expiry wait out an outage of their provider or database: 30
-attempts whose waits double from 5 s to 15 minutes add up to about three hours on average, so a
-one-hour outage loses no e-mail and needs no human. A payment gets five quick attempts within
-about a minute: a payment that keeps failing is a case for an operator (the dead letters and
-their alarm) while the customer waits, and the provider redelivers its webhook anyway.
+E-mails (the daily sales summary too), invoices and order expiry wait out an outage of their
+provider or database: 30 attempts whose waits double from 5 s to 15 minutes add up to about
+three hours on average, so a one-hour outage loses no e-mail and needs no human. A payment gets
+five quick attempts within about a minute: a payment that keeps failing is a case for an
+operator (the dead letters and their alarm) while the customer waits, and the provider
+redelivers its webhook anyway.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from skincare_core.shop.job_types import (
     GENERATE_INVOICE_PDF,
     PROCESS_PAYMENT,
     SEND_CONFIRMATION_EMAIL,
+    SEND_DAILY_SALES_SUMMARY,
     SEND_PAYMENT_RECEIVED_EMAIL,
 )
 
@@ -30,5 +32,6 @@ SHOP_RETRY_POLICIES: RetryPolicies = {
     SEND_PAYMENT_RECEIVED_EMAIL: OUTAGE_TOLERANT,
     GENERATE_INVOICE_PDF: OUTAGE_TOLERANT,
     EXPIRE_UNPAID_ORDER: OUTAGE_TOLERANT,
+    SEND_DAILY_SALES_SUMMARY: OUTAGE_TOLERANT,
     PROCESS_PAYMENT: PAYMENT,
 }

@@ -7,11 +7,13 @@ from skincare_core.shop.handlers.emails import OrderEmailHandler
 from skincare_core.shop.handlers.expiry import OrderExpiryHandler
 from skincare_core.shop.handlers.invoice import InvoiceHandler, invoice_key
 from skincare_core.shop.handlers.payment import PaymentHandler
+from skincare_core.shop.handlers.sales_summary import SalesSummaryHandler
 from skincare_core.shop.job_types import (
     EXPIRE_UNPAID_ORDER,
     GENERATE_INVOICE_PDF,
     PROCESS_PAYMENT,
     SEND_CONFIRMATION_EMAIL,
+    SEND_DAILY_SALES_SUMMARY,
     SEND_PAYMENT_RECEIVED_EMAIL,
 )
 from skincare_core.shop.models import NotificationType
@@ -28,6 +30,7 @@ __all__ = [
     "OrderEmailHandler",
     "OrderExpiryHandler",
     "PaymentHandler",
+    "SalesSummaryHandler",
     "build_router",
     "invoice_key",
 ]
@@ -40,8 +43,10 @@ def build_router(
     renderer: InvoiceRenderer,
     store: InvoiceStore,
     clock: Clock,
+    admin_email: str | None = None,
 ) -> Router:
-    """A router serving the shop's five job types."""
+    """A router serving the shop's job types; the daily sales summary (to `admin_email`) only
+    when there is an admin address."""
     router = Router()
     for job_type, kind in (
         (SEND_CONFIRMATION_EMAIL, NotificationType.ORDER_CONFIRMATION),
@@ -54,4 +59,7 @@ def build_router(
         GENERATE_INVOICE_PDF,
         InvoiceHandler(uow=uow, renderer=renderer, store=store, clock=clock),
     )
+    if admin_email:
+        summary = SalesSummaryHandler(uow=uow, email=email, clock=clock, to=admin_email)
+        router.register(SEND_DAILY_SALES_SUMMARY, summary)
     return router

@@ -5,6 +5,8 @@ An identity read is bound to the job's log lines (the worker unbinds them once t
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import Job
 from skincare_core.log_context import bind_fields
@@ -28,3 +30,16 @@ def event_id_of(job: Job) -> str:
         raise InvalidJob("payload event_id is missing")
     bind_fields(event_id=raw)
     return raw
+
+
+def tick_of(job: Job) -> datetime:
+    """The aware `tick` a periodic job carries (its schedule's time, ISO 8601)."""
+    raw = job.payload.get("tick", "")
+    try:
+        tick = datetime.fromisoformat(raw)
+    except ValueError:
+        raise InvalidJob(f"payload tick must be an ISO 8601 time, got {raw!r}") from None
+    if tick.utcoffset() is None:
+        raise InvalidJob(f"payload tick must carry its UTC offset, got {raw!r}")
+    bind_fields(tick=raw)
+    return tick

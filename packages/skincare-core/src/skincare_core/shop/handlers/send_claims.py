@@ -56,6 +56,26 @@ class OrderSend:
         await uow.notifications.release_send(self.order_id, self.kind, token)
 
 
+@frozen
+class ReportSend:
+    """A report to the shop, by its key."""
+
+    key: str
+
+    @property
+    def fields(self) -> Mapping[str, object]:
+        """The report's key."""
+        return {"report": self.key}
+
+    async def renew(self, uow: UnitOfWork, token: str, until: datetime) -> bool:
+        """Renew on the reports table."""
+        return await uow.reports.renew_send(self.key, token, until)
+
+    async def release(self, uow: UnitOfWork, token: str) -> None:
+        """Release on the reports table."""
+        await uow.reports.release_send(self.key, token)
+
+
 class SendClaims:
     """Runs sends under claims taken with `lease`."""
 

@@ -7,7 +7,7 @@ from typing import Literal
 import anyio
 from attrs import frozen
 
-from skincare_core.shop.ports import OrderEmail
+from skincare_core.shop.ports import OrderEmail, SalesSummaryEmail
 
 EmailKind = Literal["order_confirmation", "payment_received"]
 
@@ -21,11 +21,21 @@ class SentEmail:
     data: OrderEmail
 
 
+@frozen
+class SentSummary:
+    """One daily sales summary the fake accepted."""
+
+    to: str
+    data: SalesSummaryEmail
+
+
 class RecordingEmailService:
-    """Keeps every sent e-mail in `sent`. `fail_next(n)` makes the next n sends raise."""
+    """Keeps every sent order e-mail in `sent` and sales summary in `summaries`.
+    `fail_next(n)` makes the next n sends (of any kind) raise."""
 
     def __init__(self, *, delay: float = 0.0) -> None:
         self.sent: list[SentEmail] = []
+        self.summaries: list[SentSummary] = []
         self.delay = delay
         self._failures: list[Exception] = []
 
@@ -46,9 +56,17 @@ class RecordingEmailService:
         """Record a payment-received e-mail."""
         await self._send(SentEmail("payment_received", to, data))
 
+    async def send_sales_summary(self, to: str, data: SalesSummaryEmail) -> None:
+        """Record a daily sales summary."""
+        await self._delay_or_fail()
+        self.summaries.append(SentSummary(to, data))
+
     async def _send(self, mail: SentEmail) -> None:
+        await self._delay_or_fail()
+        self.sent.append(mail)
+
+    async def _delay_or_fail(self) -> None:
         if self.delay:
             await anyio.sleep(self.delay)
         if self._failures:
             raise self._failures.pop(0)
-        self.sent.append(mail)

@@ -17,6 +17,7 @@ from skincare_core.shop.models import Product, User
 from skincare_core.testing.shop import memory_repos as repos
 from skincare_core.testing.shop.memory_notifications import Notifications
 from skincare_core.testing.shop.memory_outbox import MemoryOutbox, OutboxSink
+from skincare_core.testing.shop.memory_reports import Reports, Sales
 from skincare_core.testing.shop.memory_state import ShopState
 
 
@@ -95,6 +96,8 @@ class InMemoryUnitOfWork:
         self.payments = repos.Payments(self)
         self.notifications = Notifications(self)
         self.invoices = repos.Invoices(self)
+        self.sales = Sales(self)
+        self.reports = Reports(self)
         self.outbox = MemoryOutbox(self, self._db.routes, self._db.sink)
         return self
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Protocol
 
 import attrs
@@ -32,6 +33,8 @@ class ShopState:
     notifications: dict[tuple[int, NotificationType], object] = field(factory=dict)
     send_claims: dict[tuple[int, NotificationType], SendClaim] = field(factory=dict)
     invoices: dict[int, InvoiceRecord] = field(factory=dict)
+    reports_sent: dict[str, datetime] = field(factory=dict)
+    report_claims: dict[str, SendClaim] = field(factory=dict)
     next_id: int = 1
 
     def snapshot(self) -> ShopState:
