@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from skincare_core.jobs import Job, Schedules
-from skincare_core.shop.job_types import SEND_CONFIRMATION_EMAIL
+from skincare_core.shop.job_types import SEND_CONFIRMATION_EMAIL, SEND_DAILY_SALES_SUMMARY
+from skincare_core.shop.periodic import DAILY_SALES_SUMMARY
 from skincare_services.compose import worker_process
 from skincare_services.settings import load_settings
 
@@ -62,3 +63,34 @@ async def test_schedules_get_a_scheduler_and_none_get_none(tmp_path: Path) -> No
         assert process.scheduler is not None
     async with worker_process(settings=settings, schedules=Schedules()) as process:
         assert process.scheduler is None
+
+
+async def test_the_sales_summary_is_scheduled_only_with_an_admin_address(tmp_path: Path) -> None:
+    team = Schedules()
+    team.add("team.nightly", "0 2 * * *", "team.job")
+    without = load_settings(_settings(tmp_path))
+    async with worker_process(settings=without) as process:
+        assert process.scheduler is None
+    async with worker_process(settings=without, schedules=team) as process:
+        assert process.scheduler is not None
+        assert [s.name for s in process.scheduler.schedules] == ["team.nightly"]
+    admin = load_settings(_settings(tmp_path, SKINCARE_ADMIN_EMAIL="admin@toko.test"))
+    async with worker_process(settings=admin, schedules=team) as process:
+        assert process.scheduler is not None
+        summary, nightly = process.scheduler.schedules
+        assert nightly.name == "team.nightly"
+    assert (summary.name, summary.cron, summary.timezone, summary.job_type) == (
+        DAILY_SALES_SUMMARY,
+        "0 7 * * *",
+        "Asia/Jakarta",
+        SEND_DAILY_SALES_SUMMARY,
+    )
+
+
+async def test_a_team_schedule_named_like_the_shops_is_refused(tmp_path: Path) -> None:
+    admin = load_settings(_settings(tmp_path, SKINCARE_ADMIN_EMAIL="admin@toko.test"))
+    team = Schedules()
+    team.add(DAILY_SALES_SUMMARY, "0 8 * * *", "team.job")
+    with pytest.raises(ValueError, match="already added"):
+        async with worker_process(settings=admin, schedules=team):
+            pass

@@ -60,6 +60,7 @@ def test_a_payment_window_takes_a_unit(raw: str, window: timedelta) -> None:
     assert load_settings({**REQUIRED, "SKINCARE_PAYMENT_WINDOW": raw}).payment_window == window
 
 
+_ADMIN = "SKINCARE_ADMIN_EMAIL: expected an e-mail address like admin@example.com"
 _BY_PREFIX = "is replaced by SKINCARE_SQS_QUEUE_PREFIX: one SQS queue and DLQ per named queue"
 
 
@@ -80,6 +81,10 @@ _BY_PREFIX = "is replaced by SKINCARE_SQS_QUEUE_PREFIX: one SQS queue and DLQ pe
         ("SKINCARE_QUEUE", "sqs", "SKINCARE_SQS_QUEUE_PREFIX is required when sqs is used"),
         ("SKINCARE_SQS_QUEUE_URL", "http://q", f"SKINCARE_SQS_QUEUE_URL {_BY_PREFIX}"),
         ("SKINCARE_SQS_DLQ_URL", "http://d", f"SKINCARE_SQS_DLQ_URL {_BY_PREFIX}"),
+        ("SKINCARE_ADMIN_EMAIL", "admin", f"{_ADMIN}, got 'admin'"),
+        ("SKINCARE_ADMIN_EMAIL", "a@b@c", f"{_ADMIN}, got 'a@b@c'"),
+        ("SKINCARE_ADMIN_EMAIL", "@toko.test", f"{_ADMIN}, got '@toko.test'"),
+        ("SKINCARE_ADMIN_EMAIL", "Admin <a@toko.test>", f"{_ADMIN}, got 'Admin <a@toko.test>'"),
     ],
 )
 def test_a_bad_value_names_its_variable(name: str, value: str, expected: str) -> None:
@@ -87,6 +92,25 @@ def test_a_bad_value_names_its_variable(name: str, value: str, expected: str) ->
         load_settings({**REQUIRED, name: value})
     assert str(caught.value).startswith(expected)
     assert "\n" not in str(caught.value)
+
+
+def test_the_admin_address_is_optional() -> None:
+    assert load_settings(REQUIRED).admin_email == ""
+    env = {**REQUIRED, "SKINCARE_ADMIN_EMAIL": "admin@toko.test"}
+    assert load_settings(env).admin_email == "admin@toko.test"
+
+
+def test_a_worker_with_a_bad_admin_address_exits_2_with_one_line() -> None:
+    env = {**REQUIRED, "SKINCARE_ADMIN_EMAIL": "admin at toko", "PATH": ""}
+    result = subprocess.run(
+        [sys.executable, "-m", "skincare_services.worker"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [f"skincare: {_ADMIN}, got 'admin at toko'"]
 
 
 def test_a_missing_required_value_names_its_variable() -> None:

@@ -33,7 +33,12 @@ from skincare_core.shop.retry_policies import SHOP_RETRY_POLICIES
 from skincare_core.shop.system_clock import SystemClock
 from skincare_core.shop.webhooks import PaymentWebhookService
 from skincare_postgres import PostgresDatabase, create_engine, postgres_backend
-from skincare_services.scheduling import scheduler_for, throttle_for, throttle_job_types
+from skincare_services.scheduling import (
+    process_schedules,
+    scheduler_for,
+    throttle_for,
+    throttle_job_types,
+)
 from skincare_services.setting_values import served_queues
 from skincare_services.settings import Settings
 from skincare_services.shop_adapters import shop_router
@@ -115,9 +120,11 @@ async def worker_process(
     team adds its own job types without editing core or services. A type served twice is a
     ValueError. `queues` serves a subset of `settings.worker_queues` (None: all of them); a name
     not in it is a ValueError. `schedules` (periodic jobs declared in code) are enqueued by a
-    scheduler in this process, each tick once whatever the number of worker processes.
+    scheduler in this process, each tick once whatever the number of worker processes, with the
+    shop's daily sales summary when SKINCARE_ADMIN_EMAIL is set.
     """
     served = served_queues(settings.worker_queues, queues)
+    every_schedule = process_schedules(settings, schedules)
     tracing = process_tracing(settings, service="worker")
     async with AsyncExitStack() as stack:
         engine = await stack.enter_async_context(database_engine(settings=settings))
@@ -152,7 +159,7 @@ async def worker_process(
             for name in served
         }
         yield WorkerProcess(
-            workers, relay, endpoint=endpoint, scheduler=scheduler_for(backend, schedules)
+            workers, relay, endpoint=endpoint, scheduler=scheduler_for(backend, every_schedule)
         )
 
 

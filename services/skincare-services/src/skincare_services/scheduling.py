@@ -10,11 +10,29 @@ from skincare_core.jobs.rate_limit import RateLimit, Throttle, throttled
 from skincare_core.jobs.router import Handler, Router
 from skincare_core.jobs.scheduler import Scheduler, Schedules
 from skincare_core.shop.job_types import SHOP_ROUTES
+from skincare_core.shop.periodic import add_daily_sales_summary
 from skincare_services.settings import Settings
 
 
 class NotSupportedHere(ValueError):
     """The configured backend lacks what a setting or a schedule needs; one line, exit 2."""
+
+
+def process_schedules(settings: Settings, schedules: Schedules | None) -> Schedules:
+    """A team's `schedules`, after the shop's daily sales summary when SKINCARE_ADMIN_EMAIL is
+    set (there is no one to send it to otherwise); a name in both is a ValueError."""
+    merged = Schedules()
+    if settings.admin_email:
+        add_daily_sales_summary(merged)
+    for schedule in () if schedules is None else schedules.all:
+        merged.add(
+            schedule.name,
+            schedule.cron,
+            schedule.job_type,
+            schedule.payload,
+            timezone=schedule.timezone,
+        )
+    return merged
 
 
 def scheduler_for(backend: Backend, schedules: Schedules | None) -> Scheduler | None:

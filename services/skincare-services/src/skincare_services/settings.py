@@ -47,6 +47,15 @@ def _positive(_: object, attribute: attrs.Attribute[int], value: int) -> None:
         raise ValueError(f"expected a positive number, got {value}")
 
 
+def _email_address(_: object, attribute: attrs.Attribute[str], value: str) -> None:
+    # A bare address, no display name: it goes into the summary's To header as it stands.
+    local, at, domain = value.partition("@")
+    if value and (
+        not (local and at and domain) or "@" in domain or any(c.isspace() for c in value)
+    ):
+        raise ValueError(f"expected an e-mail address like admin@example.com, got {value!r}")
+
+
 @frozen
 class Settings:
     """Everything a process can be told; secrets are kept out of repr and logs."""
@@ -59,6 +68,8 @@ class Settings:
     sqs_queue_prefix: str = ""
     email: Literal["maildir", "smtp", "ses"] = "maildir"
     email_from: str = "Toko Skincare <no-reply@skincare.example>"
+    # The shop's admin: gets the daily sales summary at 07:00 Jakarta time; empty: no summary.
+    admin_email: str = field(default="", validator=_email_address)
     maildir: Path = Path(".skincare/mail")
     smtp_host: str = "127.0.0.1"
     smtp_port: int = 587

@@ -21,14 +21,15 @@ if TYPE_CHECKING:
 def shop_router(
     *, settings: Settings, uow: UnitOfWorkFactory, tracing: Tracing | None = None
 ) -> Router:
-    """The shop's job types on the configured e-mail sender and invoice store; with `tracing`,
-    each e-mail send and PDF render is a span."""
+    """The shop's job types on the configured e-mail sender and invoice store (the daily sales
+    summary only with SKINCARE_ADMIN_EMAIL); with `tracing`, each send and render is a span."""
     return build_router(
         uow=uow,
         email=traced_email(email_service(settings=settings), tracing),
         renderer=traced_renderer(PdfInvoiceRenderer(), tracing),
         store=invoice_store(settings=settings),
         clock=SystemClock(),
+        admin_email=settings.admin_email or None,
     )
 
 

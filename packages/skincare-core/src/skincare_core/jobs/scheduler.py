@@ -68,6 +68,11 @@ class Scheduler:
         self._routes = routes
         self._clock = clock
 
+    @property
+    def schedules(self) -> tuple[Schedule, ...]:
+        """The schedules this scheduler runs."""
+        return self._schedules
+
     async def begin(self) -> None:
         """Give every new schedule a last run (its latest tick), so it starts at the next."""
         now = self._clock()
