@@ -4,6 +4,10 @@ SQLAlchemy's async layer costs about 0.25 ms of Python per statement (greenlet h
 cache lookup, result wrapping), and checkout and the cart run five statements per request on
 a two-core machine shared with the database. So SQLAlchemy lends the pooled connection (and
 its transaction, for a unit of work) and the statements run on the psycopg connection under it.
+
+Each statement runs under the engine's client-side deadline (`client_deadline`): a cancelled
+psycopg statement closes its connection, which the unit of work or `_discard_if_broken` then
+takes out of the pool.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import psycopg
 from psycopg.rows import AsyncRowFactory, TupleRow, tuple_row
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from skincare_postgres.engine import libpq_conninfo
+from skincare_postgres.engine import client_deadline, libpq_conninfo
 from skincare_postgres.errors import DatabaseUnavailable, is_unavailable, unavailable_as_error
 from skincare_postgres.execution import Params, Row, fetch
 
@@ -23,8 +27,9 @@ from skincare_postgres.execution import Params, Row, fetch
 class Driver:
     """Runs SQL in the transaction of the unit of work's connection `conn`."""
 
-    def __init__(self, conn: AsyncConnection) -> None:
+    def __init__(self, conn: AsyncConnection, *, deadline: float | None = None) -> None:
         self._conn = conn
+        self._deadline = deadline
         self._driver: psycopg.AsyncConnection[TupleRow] | None = None
 
     async def rows(
@@ -33,7 +38,8 @@ class Driver:
         """Every row the statement returns, built by `row` from the column names."""
         if self._driver is None:
             self._driver = await psycopg_connection(self._conn)
-        return await fetch(self._driver, sql, params, row)
+        with anyio.fail_after(self._deadline):
+            return await fetch(self._driver, sql, params, row)
 
     async def returned_row(self, sql: LiteralString, params: Params) -> bool:
         """Whether the statement (`... RETURNING 1`, `SELECT 1 ...`) returned a row."""
@@ -49,6 +55,7 @@ class Autocommit:
 
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine.execution_options(isolation_level="AUTOCOMMIT")
+        self._deadline = client_deadline(engine)
 
     async def rows(
         self, sql: LiteralString, params: Params, row: AsyncRowFactory[Row]
@@ -73,14 +80,15 @@ class Autocommit:
             if not any(lost):
                 raise
         conninfo = libpq_conninfo(self._engine.url)
-        with unavailable_as_error():
+        with unavailable_as_error(), anyio.fail_after(self._deadline):
             async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
                 return await fetch(conn, sql, params, row)
 
     async def _rows(
         self, sql: LiteralString, params: Params, row: AsyncRowFactory[Row], lost: list[bool]
     ) -> list[Row]:
-        with unavailable_as_error():
+        # The deadline covers the pool's checkout and the connect too, then the statement.
+        with unavailable_as_error(), anyio.fail_after(self._deadline):
             async with self._engine.connect() as conn:
                 try:
                     return await fetch(await psycopg_connection(conn), sql, params, row)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from types import TracebackType
 
+import anyio
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from skincare_core.jobs.routing import QueueRoutes
 from skincare_core.jobs.tracing import HeaderSource
 from skincare_postgres.catalog import PostgresCarts, PostgresProducts, PostgresUsers
 from skincare_postgres.driver import Autocommit, Driver
+from skincare_postgres.engine import client_deadline
 from skincare_postgres.errors import DatabaseUnavailable, is_unavailable, unavailable_as_error
 from skincare_postgres.orders import PostgresOrders
 from skincare_postgres.outbox import PostgresOutbox
@@ -50,7 +52,12 @@ class PostgresDatabase:
 
 
 class PostgresUnitOfWork:
-    """Commits on a clean exit, rolls back on error; a lost database raises DatabaseUnavailable."""
+    """Commits on a clean exit, rolls back on error; a lost database raises DatabaseUnavailable.
+
+    Opening, each statement, and the commit or rollback each give up after the engine's
+    client-side deadline. A commit given up on may still have happened: the caller retries
+    with its idempotency key, as after any lost commit.
+    """
 
     def __init__(
         self,
@@ -64,18 +71,19 @@ class PostgresUnitOfWork:
         self._routes = QueueRoutes() if routes is None else routes
         self._channel = channel
         self._job_headers = job_headers
+        self._deadline = client_deadline(engine)
         self._conn: AsyncConnection | None = None
 
     async def __aenter__(self) -> PostgresUnitOfWork:
-        with unavailable_as_error():
+        with unavailable_as_error(), anyio.fail_after(self._deadline):
             conn = await self._engine.connect()
             try:
                 await conn.begin()
             except BaseException:
-                await conn.close()
+                await _discard(conn)
                 raise
         self._conn = conn
-        driver = Driver(conn)
+        driver = Driver(conn, deadline=self._deadline)
         self.users = PostgresUsers(driver)
         self.products = PostgresProducts(driver)
         self.carts = PostgresCarts(driver)
@@ -97,16 +105,30 @@ class PostgresUnitOfWork:
         conn, self._conn = self._conn, None
         if conn is None:
             return
+        if exc is not None and is_unavailable(exc):
+            # The connection is lost or mid-statement (a deadline): a rollback could hang too.
+            await _discard(conn)
+            raise DatabaseUnavailable(f"database unavailable: {exc}") from exc
         try:
-            with unavailable_as_error():
+            with unavailable_as_error(), anyio.fail_after(self._deadline):
                 if exc_type is None:
                     await conn.commit()
                 else:
                     await conn.rollback()
+        except BaseException:
+            await _discard(conn)
+            raise
+        await _close_quietly(conn)
+
+
+async def _discard(conn: AsyncConnection) -> None:
+    # Out of the pool without a word to the server: a reset-on-return rollback sent into a
+    # stalled network would wait forever. The server rolls back when the socket closes.
+    with anyio.CancelScope(shield=True):
+        try:
+            await conn.invalidate()
         finally:
             await _close_quietly(conn)
-        if exc is not None and is_unavailable(exc):
-            raise DatabaseUnavailable(f"database unavailable: {exc}") from exc
 
 
 async def _close_quietly(conn: AsyncConnection) -> None:
