@@ -27,13 +27,14 @@ class ShopClient:
     def __init__(self, base_url: str) -> None:
         self.http = httpx.Client(base_url=base_url, timeout=30)
 
-    def _auth(self, user_id: int) -> dict[str, str]:
+    def auth_headers(self, user_id: int) -> dict[str, str]:
+        """The customer's bearer token header."""
         token = issue_token(DEV_JWT_SECRET, "skincare", user_id, timedelta(minutes=30))
         return {"Authorization": f"Bearer {token}"}
 
     def checkout(self, user_id: int, product_id: int, key: str) -> dict[str, object]:
         """Put one product in the cart and check out; returns the order body."""
-        auth = self._auth(user_id)
+        auth = self.auth_headers(user_id)
         put = self.http.put(f"/v1/cart/items/{product_id}", json={"quantity": 1}, headers=auth)
         put.raise_for_status()
         response = self.http.post("/v1/orders", headers={**auth, "Idempotency-Key": key})
@@ -42,14 +43,16 @@ class ShopClient:
 
     def pay(self, order: dict[str, object], event_id: str) -> int:
         """Deliver a signed paid webhook for the order; returns the status code."""
+        return self.pay_response(order, event_id).status_code
+
+    def pay_response(self, order: dict[str, object], event_id: str) -> httpx.Response:
+        """Deliver a signed paid webhook for the order; the API's answer."""
         webhook = signed_payment(order, event_id)
-        return self.http.post(
-            "/v1/payments/webhook", content=webhook.body, headers=webhook.headers
-        ).status_code
+        return self.http.post("/v1/payments/webhook", content=webhook.body, headers=webhook.headers)
 
     def order_status(self, user_id: int, order_id: object) -> str:
         """The order's status as its owner sees it."""
-        response = self.http.get(f"/v1/orders/{order_id}", headers=self._auth(user_id))
+        response = self.http.get(f"/v1/orders/{order_id}", headers=self.auth_headers(user_id))
         return str(response.json()["status"])
 
 
