@@ -8,7 +8,7 @@ the answers the customers got.
 - no double payment: one payment row per order however often its event came, paid once;
 - duplicate e-mails bounded as documented: only a send cut off before its record (a process
   killed mid-send, or the database lost between send and record) repeats, once;
-- no dead job: a fault is retried through, never dead-lettered;
+- no dead job: a fault is retried through, never dead-lettered (jobs table, SQS DLQs);
 - during an outage no 5xx but 503, and every 503 carries Retry-After.
 """
 
@@ -19,14 +19,18 @@ import time
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import LiteralString
+from typing import TYPE_CHECKING, LiteralString
 
 import psycopg
 from attrs import frozen
 from psycopg.rows import TupleRow
 
 from skincare_postgres.engine import libpq_conninfo
+from skincare_sqs import QueueUrls
 from tests.e2e.e2e_client import pdf_count
+
+if TYPE_CHECKING:
+    from types_boto3_sqs.client import SQSClient
 
 CONFIRMATION = "order_confirmation"
 _ITEMLESS = (
@@ -86,6 +90,18 @@ def order_numbers(url: str) -> dict[int, str]:
         return {int(r[0]): str(r[1]) for r in conn.execute("SELECT id, order_number FROM orders")}
 
 
+def first_mail_after(home: Path, since: float, within: float) -> float:
+    """Seconds from `since` (wall clock) to the first e-mail written after it: when the worker
+    had work done again. AssertionError if none came within `within` seconds."""
+    deadline = time.monotonic() + within
+    while True:
+        mails = [p for p in (home / "mail").glob("new/*") if p.stat().st_mtime >= since]
+        if mails:
+            return min(p.stat().st_mtime for p in mails) - since
+        assert time.monotonic() < deadline, f"no e-mail within {within} s"
+        time.sleep(0.05)
+
+
 def seconds_until_mailed(url: str, home: Path, within: float) -> float:
     """Seconds until every committed order has both its e-mails and its invoice; AssertionError
     naming what is missing after `within` seconds."""
@@ -142,3 +158,15 @@ def total_stock(url: str) -> int:
 def _count(conn: psycopg.Connection[TupleRow], sql: LiteralString) -> int:
     row = conn.execute(sql).fetchone()
     return int(str(row[0])) if row is not None and row[0] is not None else 0
+
+
+def sqs_dead_letters(client: SQSClient, urls: Iterable[QueueUrls]) -> int:
+    """Messages in the DLQs of `urls` (the worker's, or SQS's after maxReceiveCount)."""
+    total = 0
+    for queue in urls:
+        attributes = client.get_queue_attributes(
+            QueueUrl=queue.dlq_url,
+            AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+        )["Attributes"]
+        total += sum(int(count) for count in attributes.values())
+    return total
