@@ -6,7 +6,8 @@ Invariants (`shop_invariants`): every 201 order stored and nothing else, no part
 double payment, every order's confirmation and payment-received e-mails (and its invoice)
 within MAIL_WITHIN s, at most one duplicate e-mail per send in flight when the link was cut
 (the e-mail queue's concurrency), no dead job, no 5xx but 503 and each 503 with Retry-After;
-after a cut, a checkout answers 201 within RECOVERY s of the link's return.
+after a cut, a checkout answers 201 within RECOVERY s and the worker sends an e-mail within
+WORK_RESUMES s of the link's return.
 
 Measured: cut, 216-306 answers 503, 201 again 0.08-0.30 s after the return, first e-mail
 1.7 s after it, every e-mail 8.6-10.4 s after the load (sends whose ack or record the cut lost
