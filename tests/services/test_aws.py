@@ -78,6 +78,7 @@ def test_each_failed_attempt_is_logged_as_it_happens(caplog: pytest.LogCaptureFi
 STUBS_PROBE = """
 import json, pkgutil, sys, importlib
 import skincare_email.ses, skincare_invoice.s3, skincare_services.compose, skincare_services.aws
+import skincare_services.backends
 import skincare_sqs
 for module in pkgutil.walk_packages(skincare_sqs.__path__, "skincare_sqs."):
     importlib.import_module(module.name)

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from skincare_core.jobs import Schedules
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.shop.job_types import SHOP_ROUTES
-from skincare_services.compose import job_backend
+from skincare_services.backends import job_backend
 from skincare_services.scheduling import scheduler_for, throttle_for
 from skincare_services.settings import load_settings
 from skincare_sqs import ensure_queues

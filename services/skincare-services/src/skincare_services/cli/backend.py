@@ -34,7 +34,7 @@ def run_on_backend(action: Callable[[Backend], Awaitable[T]], *, queues: Iterabl
 async def _run(
     settings: Settings, action: Callable[[Backend], Awaitable[T]], queues: tuple[str, ...]
 ) -> T:
-    from skincare_services.compose import database_engine, job_backend
+    from skincare_services.backends import database_engine, job_backend
 
     async with AsyncExitStack() as stack:
         engine = await stack.enter_async_context(database_engine(settings=settings))
