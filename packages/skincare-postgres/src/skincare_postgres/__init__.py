@@ -6,6 +6,7 @@ from skincare_postgres.engine import create_engine
 from skincare_postgres.errors import DatabaseUnavailable
 from skincare_postgres.job_ledger import PostgresJobLedger
 from skincare_postgres.migrations import downgrade, upgrade
+from skincare_postgres.notifier import PostgresNotifier
 from skincare_postgres.outbox_storage import PostgresOutboxStorage
 from skincare_postgres.periodic import PostgresRateLimiter, PostgresScheduleStore
 from skincare_postgres.queue import PostgresQueue
@@ -18,6 +19,7 @@ __all__ = [
     "DatabaseUnavailable",
     "PostgresDatabase",
     "PostgresJobLedger",
+    "PostgresNotifier",
     "PostgresOutboxStorage",
     "PostgresQueue",
     "PostgresRateLimiter",

@@ -16,6 +16,7 @@ from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.routing import DEFAULT_QUEUE
 from skincare_postgres.dead_letters import PostgresDeadLetters
 from skincare_postgres.job_ledger import PostgresJobLedger
+from skincare_postgres.notifier import PostgresNotifier
 from skincare_postgres.periodic import PostgresRateLimiter, PostgresScheduleStore
 from skincare_postgres.queue import PostgresQueue
 from skincare_postgres.sink import PostgresSink
@@ -29,13 +30,16 @@ async def postgres_backend(
     queues: Iterable[str] = (DEFAULT_QUEUE,),
     visibility_timeout: timedelta = timedelta(seconds=30),
     poll_interval: timedelta = timedelta(seconds=1),
+    notifier: PostgresNotifier | None = None,
 ) -> AsyncIterator[Backend]:
     """The jobs table as one `PostgresQueue` per named queue in `queues`, and the dead letters,
     the sink and the stats of every queue.
 
     No relay runs: the unit of work's outbox row is the queue row, so `outbox` is None. A queue
-    opens its connections (two, and one to LISTEN) when it is first used.
+    opens its connections (two, and one to LISTEN) when it is first used. Every enqueue wakes
+    its queue through `notifier` (None: one shared by this backend) after its commit.
     """
+    notifier = PostgresNotifier(engine) if notifier is None else notifier
     async with AsyncExitStack() as stack:
         served = {}
         for name in queues:
@@ -44,12 +48,13 @@ async def postgres_backend(
                 name=name,
                 visibility_timeout=visibility_timeout,
                 poll_interval=poll_interval,
+                notifier=notifier,
             )
             served[name] = await stack.enter_async_context(queue)
         yield Backend(
             queues=served,
             dead_letters=PostgresDeadLetters(engine),
-            sink=PostgresSink(engine),
+            sink=PostgresSink(engine, notifier=notifier),
             outbox=None,
             stats=PostgresQueueStats(engine),
             schedules=PostgresScheduleStore(engine),

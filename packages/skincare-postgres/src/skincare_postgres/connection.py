@@ -94,6 +94,13 @@ class DedicatedConnection:
                 if not is_unavailable(error):
                     raise
 
+    def drop(self) -> None:
+        """Close the connection at once, for a synchronous caller (an engine's dispose hook)."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            # What AsyncConnection.close() does, without the await a sync hook cannot make.
+            conn.pgconn.finish()
+
     async def _connect(self) -> psycopg.AsyncConnection[TupleRow]:
         conn = await psycopg.AsyncConnection.connect(
             self._conninfo, autocommit=True, connect_timeout=self._timeout, options=self._options

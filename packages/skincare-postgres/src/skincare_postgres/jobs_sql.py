@@ -2,7 +2,8 @@
 
 They run through `execution.py`: the claim and settle statements on the queue's dedicated
 connections, `OUTBOX_ADD` in a unit of work's transaction, `ENQUEUE` and the dead-letter
-statements on a pooled autocommit connection. Results are read by column name.
+statements on a pooled autocommit connection. Results are read by column name. Enqueues do
+not NOTIFY in their own statement: `notifier.py` wakes the queues after the commit.
 """
 
 from __future__ import annotations
@@ -88,7 +89,8 @@ WHERE id = %(id)s
 """
 
 # A job id already stored, or a unique key a live job holds, is skipped (ON CONFLICT without a
-# target covers the primary key and uq_jobs_unique_key). Each queue that got a job is woken.
+# target covers the primary key and uq_jobs_unique_key). The queues that got a job are returned:
+# the caller wakes them after the commit (`notifier.py`), not with a NOTIFY in this statement.
 # A job is due at its not_before time, else `delay` from now (the database's clock). The arrays
 # go in binary (%(name)b): psycopg's text format escapes every element through a regex, which
 # took longer than the insert itself for 10,000 jobs.
@@ -100,20 +102,17 @@ WITH added AS (
         CAST(%(queues)b AS text[]), CAST(%(keys)b AS text[]),
         CAST(%(not_befores)b AS timestamptz[]))
         AS row(id, type, body, queue, unique_key, not_before)
-    ON CONFLICT DO NOTHING RETURNING queue),
-woken AS (
-    SELECT pg_notify(%(channel)s || '.' || queue, '') FROM (SELECT DISTINCT queue FROM added) q)
-SELECT (SELECT count(*) FROM added) AS added, (SELECT count(*) FROM woken) AS woken
+    ON CONFLICT DO NOTHING RETURNING queue)
+SELECT count(*) AS added, COALESCE(array_agg(DISTINCT queue), '{}') AS queues FROM added
 """
 
-# In the business transaction; NOTIFY is delivered only when it commits, like the row itself.
+# In the business transaction, without NOTIFY: a transaction that notifies takes a
+# database-wide lock at commit. The unit of work wakes the queue once it has committed.
 OUTBOX_ADD = """
-WITH added AS (
-    INSERT INTO jobs (id, type, body, queue, unique_key, available_at)
-    VALUES (%(id)s, %(type)s, %(body)s, %(queue)s, %(key)s,
-        COALESCE(CAST(%(not_before)s AS timestamptz), now() + %(delay)s))
-    ON CONFLICT DO NOTHING RETURNING 1)
-SELECT pg_notify(%(channel)s, '') FROM added
+INSERT INTO jobs (id, type, body, queue, unique_key, available_at)
+VALUES (%(id)s, %(type)s, %(body)s, %(queue)s, %(key)s,
+    COALESCE(CAST(%(not_before)s AS timestamptz), now() + %(delay)s))
+ON CONFLICT DO NOTHING RETURNING 1
 """
 
 DEAD_COUNT = """

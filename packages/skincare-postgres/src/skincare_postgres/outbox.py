@@ -1,4 +1,4 @@
-"""The transactional outbox: a job row in the caller's transaction, announced on commit."""
+"""The transactional outbox: a job row in the caller's transaction, announced after commit."""
 
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ class PostgresOutbox:
         job_headers: HeaderSource | None = None,
     ) -> None:
         self._driver = driver
+        # The channels to NOTIFY once the transaction commits (the unit of work sends them).
+        self.woken: set[str] = set()
         self._routes = routes
         self._channel = channel
         self._job_headers = job_headers
@@ -50,6 +52,7 @@ class PostgresOutbox:
         check_schedule(delay, not_before)
         check_unique_key(unique_key)
         queue = self._routes.queue_of(job.type)
+        channel = queue_channel(self._channel, queue)
         params = {
             "id": job.id,
             "type": job.type,
@@ -58,6 +61,8 @@ class PostgresOutbox:
             "key": unique_key,
             "not_before": not_before,
             "delay": delay or timedelta(0),
-            "channel": queue_channel(self._channel, queue),
         }
-        return await self._driver.returned_row(sql.OUTBOX_ADD, params)
+        added = await self._driver.returned_row(sql.OUTBOX_ADD, params)
+        if added:
+            self.woken.add(channel)
+        return added

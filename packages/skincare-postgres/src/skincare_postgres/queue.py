@@ -30,6 +30,7 @@ from skincare_postgres.connection import DedicatedConnection
 from skincare_postgres.dead_letters import PostgresDeadLetters
 from skincare_postgres.engine import libpq_conninfo
 from skincare_postgres.listener import JobListener
+from skincare_postgres.notifier import PostgresNotifier
 from skincare_postgres.schema import JOBS_CHANNEL, queue_channel
 from skincare_postgres.sink import PostgresSink
 
@@ -60,12 +61,14 @@ class PostgresQueue(PostgresDeadLetters):
         connect_timeout: timedelta = timedelta(seconds=5),
         statement_timeout: timedelta = timedelta(seconds=30),
         claim_sweep_every: timedelta = timedelta(seconds=SWEEP_EVERY),
+        notifier: PostgresNotifier | None = None,
     ) -> None:
         """`claim_sweep_every`: how often a claim reads the claim index from its start rather
-        than from the floor (claim_floor.py); zero makes every claim do so."""
+        than from the floor (claim_floor.py); zero makes every claim do so. `notifier` wakes
+        the workers of the jobs this queue enqueues, after the commit (None: one of its own)."""
         super().__init__(engine, channel)
         self.name = check_queue_name(name)
-        self._sink = PostgresSink(engine, channel=channel)
+        self._sink = PostgresSink(engine, channel=channel, notifier=notifier)
         self._visibility = visibility_timeout
         self._poll = poll_interval.total_seconds()
         conninfo = libpq_conninfo(engine.url)

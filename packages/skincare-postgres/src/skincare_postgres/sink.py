@@ -13,15 +13,24 @@ from skincare_core.jobs.envelope import Envelope, check_schedule
 from skincare_core.jobs.job import Job
 from skincare_postgres import jobs_sql as sql
 from skincare_postgres.driver import Autocommit
-from skincare_postgres.schema import JOBS_CHANNEL
+from skincare_postgres.notifier import PostgresNotifier
+from skincare_postgres.schema import JOBS_CHANNEL, queue_channel
 
 
 class PostgresSink:
-    """The JobSink of the Postgres queue: each envelope to its named queue, its workers woken."""
+    """The JobSink of the Postgres queue: each envelope to its named queue, its workers woken
+    after the commit by `notifier` (None: one of its own)."""
 
-    def __init__(self, engine: AsyncEngine, *, channel: str = JOBS_CHANNEL) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        *,
+        channel: str = JOBS_CHANNEL,
+        notifier: PostgresNotifier | None = None,
+    ) -> None:
         self._autocommit = Autocommit(engine)
         self._channel = channel
+        self._notifier = PostgresNotifier(engine) if notifier is None else notifier
 
     async def enqueue_many(self, envelopes: Sequence[Envelope]) -> int:
         """Enqueue every envelope in one statement; how many were added (a job id already
@@ -54,8 +63,8 @@ class PostgresSink:
             "keys": [e.unique_key for e in envelopes],
             "not_befores": [e.not_before for e in envelopes],
             "delay": delay,
-            "channel": self._channel,
         }
         # Client-made ids and ON CONFLICT DO NOTHING make a second run add nothing twice.
         [row] = await self._autocommit.idempotent_rows(sql.ENQUEUE, params, dict_row)
+        self._notifier.wake(queue_channel(self._channel, queue) for queue in row["queues"])
         return int(row["added"])

@@ -13,6 +13,7 @@ from skincare_postgres.catalog import PostgresCarts, PostgresProducts, PostgresU
 from skincare_postgres.driver import Autocommit, Driver
 from skincare_postgres.engine import client_deadline
 from skincare_postgres.errors import DatabaseUnavailable, is_unavailable, unavailable_as_error
+from skincare_postgres.notifier import PostgresNotifier
 from skincare_postgres.orders import PostgresOrders
 from skincare_postgres.outbox import PostgresOutbox
 from skincare_postgres.payments import PostgresInvoices, PostgresNotifications, PostgresPayments
@@ -24,7 +25,8 @@ class PostgresDatabase:
     """The shop's database; call it for a fresh unit of work (a core UnitOfWorkFactory).
 
     Its outbox puts each job on the named queue `routes` gives its type, with the headers
-    `job_headers` gives (the trace context) added to the job's own.
+    `job_headers` gives (the trace context) added to the job's own. Its units of work share
+    `notifier` (None: one of its own), which wakes the queues after each commit.
     """
 
     def __init__(
@@ -34,16 +36,22 @@ class PostgresDatabase:
         routes: QueueRoutes | None = None,
         channel: str = JOBS_CHANNEL,
         job_headers: HeaderSource | None = None,
+        notifier: PostgresNotifier | None = None,
     ) -> None:
         self.engine = engine
         self._routes = QueueRoutes() if routes is None else routes
         self._channel = channel
         self._job_headers = job_headers
         self._autocommit = Autocommit(engine)
+        self.notifier = PostgresNotifier(engine) if notifier is None else notifier
 
     def __call__(self) -> PostgresUnitOfWork:
         return PostgresUnitOfWork(
-            self.engine, routes=self._routes, channel=self._channel, job_headers=self._job_headers
+            self.engine,
+            routes=self._routes,
+            channel=self._channel,
+            job_headers=self._job_headers,
+            notifier=self.notifier,
         )
 
     async def ping(self) -> None:
@@ -56,7 +64,8 @@ class PostgresUnitOfWork:
 
     Opening, each statement, and the commit or rollback each give up after the engine's
     client-side deadline. A commit given up on may still have happened: the caller retries
-    with its idempotency key, as after any lost commit.
+    with its idempotency key, as after any lost commit. Once committed, the queues its outbox
+    added jobs to are woken through `notifier`.
     """
 
     def __init__(
@@ -66,12 +75,14 @@ class PostgresUnitOfWork:
         routes: QueueRoutes | None = None,
         channel: str = JOBS_CHANNEL,
         job_headers: HeaderSource | None = None,
+        notifier: PostgresNotifier | None = None,
     ) -> None:
         self._engine = engine
         self._routes = QueueRoutes() if routes is None else routes
         self._channel = channel
         self._job_headers = job_headers
         self._deadline = client_deadline(engine)
+        self._notifier = PostgresNotifier(engine) if notifier is None else notifier
         self._conn: AsyncConnection | None = None
 
     async def __aenter__(self) -> PostgresUnitOfWork:
@@ -113,6 +124,7 @@ class PostgresUnitOfWork:
             with unavailable_as_error(), anyio.fail_after(self._deadline):
                 if exc_type is None:
                     await conn.commit()
+                    self._notifier.wake(self.outbox.woken)
                 else:
                     await conn.rollback()
         except BaseException:
