@@ -1,5 +1,6 @@
 """Every bench/compare program still runs (each with --quick, in the bench dependency group), and
-so do bench.queue_isolation, bench.bulk_enqueue and bench.worker_processes."""
+so do bench.queue_isolation, bench.bulk_enqueue, bench.worker_processes, bench.held_horizon and
+bench.notify_commit."""
 
 from __future__ import annotations
 
@@ -179,3 +180,27 @@ def test_the_held_horizon_program_prints_both_claim_kinds() -> None:
     # Both runs kept up: at most a second's worth of the 800 jobs offered is left at the end.
     backlogs = [int(row.rstrip(" |").rsplit(" | ", 1)[-1].replace(",", "")) for row in rows]
     assert all(backlog <= 200 for backlog in backlogs), done.stdout
+
+
+@pytest.mark.slow
+def test_the_notify_commit_program_runs_quick_and_prints_every_way_of_notifying() -> None:
+    uv = shutil.which("uv")
+    assert uv is not None, "uv must be on PATH"
+    done = subprocess.run(
+        [uv, "run", "python", "-m", "bench.notify_commit", "--quick"],
+        cwd=ROOT,
+        env=_unmeasured(),
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert [row[0] for row in rows] == [
+        *("| clients", "| ---", "| 16", "| 64"),
+        *("| variant", "| ---", "| NOTIFY in the transaction (main)"),
+        *("| NOTIFY after commit (notifier)", "| no NOTIFY"),
+    ]
+    # Every confirmation job was picked up, whichever way its worker was woken.
+    assert all(row[1].split("/")[0] == row[1].split("/")[1] for row in rows[-3:]), rows
