@@ -79,9 +79,11 @@ async def load(port: int, users: list[int], goods: list[int], per_client: int) -
 
 
 @contextmanager
-def served(backend: str, variant: str, url: str) -> Iterator[dict[str, Any]]:
-    """A child process serving one configuration; yields its port and seed ids."""
-    command = [sys.executable, "-m", "bench.checkout_server", backend, variant, url]
+def served(
+    backend: str, variant: str, url: str, clients: int = CLIENTS
+) -> Iterator[dict[str, Any]]:
+    """A child process serving one configuration for `clients`; yields its port and seed ids."""
+    command = [sys.executable, "-m", "bench.checkout_server", backend, variant, url, str(clients)]
     child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None

@@ -1,8 +1,11 @@
-"""The server side of bench.checkout_latency: one configuration under uvicorn, in a child process.
+"""The server side of bench.checkout_latency and bench.checkout_capacity: one configuration under
+uvicorn, in a child process.
 
-Run by the benchmark as `python -m bench.checkout_server BACKEND VARIANT URL`: it seeds the shop,
-prints {"port", "users", "products"} on stdout and serves until terminated. BACKEND is memory or
-postgres; VARIANT is queued (the real handler) or inline (a 300 ms e-mail before the answer).
+Run by the benchmark as `python -m bench.checkout_server BACKEND VARIANT URL [CLIENTS]`: it seeds
+the shop (one user and product per client, CLIENTS defaults to 16), prints {"port", "users",
+"products"} on stdout and serves until terminated. BACKEND is memory or postgres; VARIANT is
+queued (the real handler), inline (a 300 ms e-mail before the answer) or queued-main (the real
+handler with main's outbox before issue 20: its NOTIFY inside the order's transaction).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import importlib.util
 import json
 import socket
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 import anyio
@@ -65,29 +69,51 @@ async def _memory_shop() -> tuple[UnitOfWorkFactory, Any, list[int], list[int]]:
     return db, _Alive(), users, goods
 
 
-async def _postgres_shop(url: str) -> tuple[UnitOfWorkFactory, Any, list[int], list[int]]:
+# main's outbox statement before issue 20 (the NOTIFY in the business transaction), for the
+# queued-main variant: the same insert as jobs_sql.OUTBOX_ADD, then the NOTIFY.
+MAIN_OUTBOX_ADD = """
+WITH added AS (
+    INSERT INTO jobs (id, type, body, queue, unique_key, available_at)
+    VALUES (%(id)s, %(type)s, %(body)s, %(queue)s, %(key)s,
+        COALESCE(CAST(%(not_before)s AS timestamptz), now() + %(delay)s))
+    ON CONFLICT DO NOTHING RETURNING 1)
+SELECT pg_notify('skincare_jobs.' || %(queue)s, '') FROM added
+"""
+
+
+async def _postgres_shop(
+    url: str, clients: int, variant: str
+) -> tuple[UnitOfWorkFactory, Any, list[int], list[int]]:
     from sqlalchemy import insert, text
 
-    from skincare_postgres import PostgresDatabase, create_engine
+    from skincare_postgres import PostgresDatabase, PostgresNotifier, create_engine, jobs_sql
     from skincare_postgres.schema import metadata, products, users
 
-    engine = create_engine(url, pool_size=CLIENTS + 4)
+    class _Silent(PostgresNotifier):
+        def wake(self, channels: Iterable[str]) -> None:
+            """main had no notifier: its outbox statement notified."""
+
+    engine = create_engine(url, pool_size=clients + 4)
+    notifier = None
+    if variant == "queued-main":
+        jobs_sql.OUTBOX_ADD = MAIN_OUTBOX_ADD
+        notifier = _Silent(engine)
     tables = ", ".join(t.name for t in metadata.sorted_tables)
     async with engine.begin() as conn:
         await conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
-        rows = [{"email": f"bench{n}@example.test"} for n in range(CLIENTS)]
+        rows = [{"email": f"bench{n}@example.test"} for n in range(clients)]
         ids = (await conn.execute(insert(users).returning(users.c.id), rows)).scalars().all()
         goods = [{"sku": f"BENCH-{n}", "name": "Bench serum", "price_rupiah": 150_000,
                   "stock": 10**9} for n in ids]  # fmt: skip
         pids = await conn.execute(insert(products).returning(products.c.id), goods)
-    db = PostgresDatabase(engine)
+    db = PostgresDatabase(engine, notifier=notifier)
     return db, db, list(ids), list(pids.scalars().all())
 
 
-async def serve(backend: str, variant: str, url: str) -> None:
+async def serve(backend: str, variant: str, url: str, clients: int = CLIENTS) -> None:
     """Seed, print {"port", "users", "products"} on stdout, serve until terminated."""
     uow, readiness, users, goods = await (
-        _memory_shop() if backend == "memory" else _postgres_shop(url)
+        _memory_shop() if backend == "memory" else _postgres_shop(url, clients, variant)
     )
     checkout = CheckoutService(uow=uow, clock=SystemClock())
     if variant == "inline":
@@ -116,4 +142,5 @@ if __name__ == "__main__":
     # The event loop skincare-api runs on (uvicorn picks uvloop when it is installed).
     uvloop = importlib.util.find_spec("uvloop") is not None
     backend, variant, url = sys.argv[1:4]
-    anyio.run(serve, backend, variant, url, backend_options={"use_uvloop": uvloop})
+    clients = int(sys.argv[4]) if len(sys.argv) > 4 else CLIENTS
+    anyio.run(serve, backend, variant, url, clients, backend_options={"use_uvloop": uvloop})
