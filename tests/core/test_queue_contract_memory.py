@@ -24,4 +24,5 @@ class TestInMemoryQueueContract(QueueContract):
                 backend.stats,
                 other=backend.queue("contract-b"),
                 sink=backend.sink,
+                outcomes=backend.outcomes,
             )

@@ -31,4 +31,5 @@ class TestPostgresQueueContract(QueueContract):
                 backend.stats,
                 other=backend.queue("contract-b"),
                 sink=backend.sink,
+                outcomes=backend.outcomes,
             )

@@ -24,7 +24,7 @@ class CountingStats:
     def __init__(self, counts: QueueCounts) -> None:
         self.counts, self.asked, self.failing = counts, 0, False
 
-    async def stats(self) -> QueueCounts:
+    async def stats(self, *, queue: str | None = None) -> QueueCounts:
         self.asked += 1
         if self.failing:
             raise ConnectionError("database down")

@@ -35,4 +35,5 @@ class TestSqsQueueContract(QueueContract):
                 backend.stats,
                 other=backend.queue("other"),
                 sink=backend.sink,
+                outcomes=backend.outcomes,
             )

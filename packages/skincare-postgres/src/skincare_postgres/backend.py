@@ -17,6 +17,7 @@ from skincare_core.jobs.routing import DEFAULT_QUEUE
 from skincare_postgres.dead_letters import PostgresDeadLetters
 from skincare_postgres.job_ledger import PostgresJobLedger
 from skincare_postgres.notifier import PostgresNotifier
+from skincare_postgres.outcomes import PostgresJobOutcomes
 from skincare_postgres.periodic import PostgresRateLimiter, PostgresScheduleStore
 from skincare_postgres.queue import PostgresQueue
 from skincare_postgres.sink import PostgresSink
@@ -33,7 +34,7 @@ async def postgres_backend(
     notifier: PostgresNotifier | None = None,
 ) -> AsyncIterator[Backend]:
     """The jobs table as one `PostgresQueue` per named queue in `queues`, and the dead letters,
-    the sink and the stats of every queue.
+    the sink, the stats and the finished jobs (job_outcomes) of every queue.
 
     No relay runs: the unit of work's outbox row is the queue row, so `outbox` is None. A queue
     opens its connections (two, and one to LISTEN) when it is first used. Every enqueue wakes
@@ -59,6 +60,7 @@ async def postgres_backend(
             stats=PostgresQueueStats(engine),
             schedules=PostgresScheduleStore(engine),
             rate_limiter=PostgresRateLimiter(engine),
+            outcomes=PostgresJobOutcomes(engine),
         )
 
 

@@ -7,14 +7,18 @@ past 15 minutes; the row does all three. See `skincare_sqs.ledger` for the port 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from datetime import timedelta
 
 from psycopg.rows import dict_row, tuple_row
 
 from skincare_core.jobs.codec import encode_job
 from skincare_core.jobs.envelope import Envelope
+from skincare_core.jobs.outcomes import RECENT, OutcomeCounts
 from skincare_postgres import ledger_sql as sql
 from skincare_postgres.outbox_storage import PostgresOutboxStorage
+from skincare_postgres.outcomes import PRUNE_PARAMS, read_recent
+from skincare_postgres.outcomes_sql import PRUNE
 
 _SWEEP_EVERY = 600.0
 
@@ -23,7 +27,8 @@ class PostgresJobLedger(PostgresOutboxStorage):
     """The outbox storage of the SQS relay, and the ledger `SqsQueue` keeps its jobs in.
 
     The relay's claims also sweep, every ten minutes, the rows of jobs SQS can no longer hold
-    (sent more than 14 days ago, its longest retention): a job lost that way frees its key.
+    (sent more than 14 days ago, its longest retention): a job lost that way frees its key; and
+    the finished-jobs counts older than an hour.
     """
 
     _swept_at: float | None = None
@@ -33,6 +38,7 @@ class PostgresJobLedger(PostgresOutboxStorage):
         if self._swept_at is None or time.monotonic() - self._swept_at > _SWEEP_EVERY:
             self._swept_at = time.monotonic()
             await self._autocommit.run(sql.SWEEP, {})
+            await self._autocommit.run(PRUNE, PRUNE_PARAMS)
         return await super().claim(limit)
 
     async def add(self, envelope: Envelope, *, send_now: bool) -> str | None:
@@ -67,10 +73,17 @@ class PostgresJobLedger(PostgresOutboxStorage):
         """A received job goes back to waiting in SQS (a nack)."""
         await self._autocommit.run(sql.RETRY, {"id": job_id})
 
-    async def finish(self, job_ids: Sequence[str]) -> None:
-        """These jobs were acked or went dead: their rows, and keys, go."""
+    async def finish(self, job_ids: Sequence[str], *, queue: str, failed: bool) -> None:
+        """These jobs of `queue` were acked (or, `failed`, went dead): their rows, and keys, go
+        and they are counted done (or failed), in one statement."""
         if job_ids:
-            await self._autocommit.run(sql.FINISH, {"ids": list(job_ids)})
+            done, dead = (0, len(job_ids)) if failed else (len(job_ids), 0)
+            params = {"ids": list(job_ids), "queue": queue, "done": done, "failed": dead}
+            await self._autocommit.run(sql.FINISH, params)
+
+    async def recent(self, window: timedelta = RECENT) -> Mapping[str, OutcomeCounts]:
+        """Per named queue, the jobs finished in the minutes that started within `window`."""
+        return await read_recent(self._autocommit, window)
 
     async def cancel(self, job_id: str, queue: str) -> bool:
         """Remove an unsent job, or leave a tombstone for a sent one that is not running;

@@ -11,6 +11,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import NamedTuple
 
+from skincare_postgres.outcomes_sql import COUNT_DONE, COUNT_FAILED
+
 
 class Claimed(NamedTuple):
     """A row `CLAIM` returns: the job as stored and its new lease."""
@@ -56,11 +58,14 @@ RETURNING 1
 
 # Receipts are fresh UUIDs per lease: a row whose current receipt is listed was leased by it.
 # The (id, receipt) pairs come as one JSON text: psycopg dumps a Python list element by element
-# (about 3 us each), json.dumps does it in C.
-ACK = """
-DELETE FROM jobs WHERE id = ANY(ARRAY(SELECT jsonb_array_elements(%(acks)s::jsonb) ->> 0))
-    AND receipt = ANY(ARRAY(SELECT (jsonb_array_elements(%(acks)s::jsonb) ->> 1)::uuid))
-"""
+# (about 3 us each), json.dumps does it in C. The deleted rows are counted done in the same
+# statement: one row update a batch.
+ACK = f"""
+WITH settled AS (
+    DELETE FROM jobs WHERE id = ANY(ARRAY(SELECT jsonb_array_elements(%(acks)s::jsonb) ->> 0))
+        AND receipt = ANY(ARRAY(SELECT (jsonb_array_elements(%(acks)s::jsonb) ->> 1)::uuid))
+    RETURNING queue)
+{COUNT_DONE}"""
 
 NACK = """
 WITH moved AS (
@@ -76,17 +81,22 @@ WHERE id = ANY(ARRAY(SELECT jsonb_array_elements(%(leases)s::jsonb) ->> 0))
 """
 
 # A dead job no longer holds its unique key: a new job may take it (and a redrive keeps none).
-DEAD_LETTER = """
-UPDATE jobs SET status = 'dead', last_error = %(reason)s, dead_at = now(), receipt = NULL,
-    lease_expires_at = NULL, unique_key = NULL
-WHERE id = %(id)s AND receipt = %(receipt)s::uuid
-"""
+# It is counted failed in the same statement.
+DEAD_LETTER = f"""
+WITH settled AS (
+    UPDATE jobs SET status = 'dead', last_error = %(reason)s, dead_at = now(), receipt = NULL,
+        lease_expires_at = NULL, unique_key = NULL
+    WHERE id = %(id)s AND receipt = %(receipt)s::uuid
+    RETURNING queue)
+{COUNT_FAILED}"""
 
-BURY_UNREADABLE = """
-UPDATE jobs SET status = 'dead', last_error = %(reason)s, dead_at = now(), receipt = NULL,
-    unique_key = NULL
-WHERE id = %(id)s
-"""
+BURY_UNREADABLE = f"""
+WITH settled AS (
+    UPDATE jobs SET status = 'dead', last_error = %(reason)s, dead_at = now(), receipt = NULL,
+        unique_key = NULL
+    WHERE id = %(id)s
+    RETURNING queue)
+{COUNT_FAILED}"""
 
 # A job id already stored, or a unique key a live job holds, is skipped (ON CONFLICT without a
 # target covers the primary key and uq_jobs_unique_key). The queues that got a job are returned:

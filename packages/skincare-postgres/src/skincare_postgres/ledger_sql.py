@@ -10,6 +10,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import NamedTuple
 
+from skincare_postgres.outcomes_sql import COUNT_FINISHED
+
 
 class OutboxClaimed(NamedTuple):
     """A row `CLAIM` returns: the job, where and when it goes, and the sender's lease."""
@@ -76,7 +78,10 @@ SELECT id FROM cancelled
 
 RETRY = "UPDATE jobs SET status = 'sent' WHERE id = %(id)s AND status = 'running'"
 
-FINISH = "DELETE FROM jobs WHERE id = ANY(%(ids)s) AND status <> 'dead'"
+# The jobs ended: rows go and the batch is counted (done or failed) in the same statement.
+FINISH = f"""
+WITH gone AS (DELETE FROM jobs WHERE id = ANY(%(ids)s) AND status <> 'dead')
+{COUNT_FINISHED}"""
 
 # An unsent row is deleted; a sent one (or one being sent) becomes a tombstone without its key.
 CANCEL = """

@@ -31,6 +31,8 @@ from skincare_postgres.dead_letters import PostgresDeadLetters
 from skincare_postgres.engine import libpq_conninfo
 from skincare_postgres.listener import JobListener
 from skincare_postgres.notifier import PostgresNotifier
+from skincare_postgres.outcomes import PRUNE_PARAMS, PruneSchedule
+from skincare_postgres.outcomes_sql import PRUNE
 from skincare_postgres.schema import JOBS_CHANNEL, queue_channel
 from skincare_postgres.sink import PostgresSink
 
@@ -88,6 +90,7 @@ class PostgresQueue(PostgresDeadLetters):
         self._acks = AckBatcher(self._delete)
         self._batched_claims = ClaimBatcher(self._claim_rows)
         self._floor = ClaimFloor(sweep_every=claim_sweep_every.total_seconds())
+        self._prune = PruneSchedule()
 
     async def __aenter__(self) -> PostgresQueue:
         return self
@@ -169,6 +172,7 @@ class PostgresQueue(PostgresDeadLetters):
     async def dead_letter(self, message: Message, reason: str) -> None:
         """Move the job to the dead letters with `reason` if the receipt is live."""
         await self._settle(sql.DEAD_LETTER, message, reason=reason)
+        await self._prune_now_and_then()
 
     async def _claim(self, limit: int) -> list[Message]:
         return await self._batched_claims.claim(limit)
@@ -207,7 +211,13 @@ class PostgresQueue(PostgresDeadLetters):
         return self._poll if seconds is None else max(float(seconds), 0.005)
 
     async def _delete(self, items: Sequence[tuple[str, str]]) -> None:
+        # ACK also counts the batch done in job_outcomes, whose old minutes go now and then.
         await self._settles.run(sql.ACK, {"acks": json.dumps(items)})
+        await self._prune_now_and_then()
+
+    async def _prune_now_and_then(self) -> None:
+        if self._prune.due():
+            await self._settles.run(PRUNE, PRUNE_PARAMS)
 
     async def _settle(self, statement: LiteralString, message: Message, **params: object) -> None:
         await self._settles.run(

@@ -17,6 +17,7 @@ from sqlalchemy import (
     Integer,
     MetaData,
     PrimaryKeyConstraint,
+    SmallInteger,
     Table,
     Text,
     UniqueConstraint,
@@ -259,4 +260,20 @@ job_rate_windows = Table(
     Column("window_start", DateTime(timezone=True), nullable=False),
     Column("used", Integer, nullable=False),
     CheckConstraint("used >= 0", name="used_not_negative"),
+)
+
+# Jobs finished per named queue and wall-clock minute: the statement that acks a batch (or
+# dead-letters a job) adds to its minute's row, so a settle costs one row update, not a row per
+# job. Each connection has a row of its own (`slot`, of its backend pid), so concurrent acks do
+# not wait on one lock; readers sum them. Rows older than an hour are pruned now and then
+# (`outcomes_sql.PRUNE`).
+job_outcomes = Table(
+    "job_outcomes",
+    metadata,
+    Column("queue", Text, nullable=False),
+    Column("minute", DateTime(timezone=True), nullable=False),
+    Column("slot", SmallInteger, nullable=False, server_default=text("0")),
+    Column("done", BigInteger, nullable=False, server_default=text("0")),
+    Column("failed", BigInteger, nullable=False, server_default=text("0")),
+    PrimaryKeyConstraint("queue", "minute", "slot"),
 )

@@ -38,10 +38,12 @@ class PostgresQueueStats:
         self._engine = engine.execution_options(isolation_level="AUTOCOMMIT")
         self._queue = queue
 
-    async def stats(self) -> QueueCounts:
-        """Ready, scheduled, leased and dead jobs, and the oldest ready job's wait."""
+    async def stats(self, *, queue: str | None = None) -> QueueCounts:
+        """Ready, scheduled, leased and dead jobs, and the oldest ready job's wait (of the
+        named `queue` if given, else of the one this view was made for)."""
+        chosen = self._queue if queue is None else queue
         with unavailable_as_error():
             async with self._engine.connect() as conn:
-                row = (await conn.execute(_STATS, {"queue": self._queue})).one()
+                row = (await conn.execute(_STATS, {"queue": chosen})).one()
         oldest = None if row.oldest_ready is None else timedelta(seconds=row.oldest_ready)
         return QueueCounts(row.ready, row.scheduled, row.leased, row.dead, oldest)

@@ -37,7 +37,8 @@ async def sqs_backend(
     `ledger` is the database's outbox and job ledger (entered by the caller): the business
     transaction's jobs wait there, a relay (the backend's `outbox`) sends them when they are due
     within 15 minutes, and each job's row keeps its unique key and its cancellation until it
-    ends (`skincare_sqs.ledger`). The boto3 client is the caller's; nothing here needs closing.
+    ends (`skincare_sqs.ledger`), and counts the jobs that ended (the backend's `outcomes`). The
+    boto3 client is the caller's; nothing here needs closing.
     A queue of `queues` missing from `urls` is a ValueError.
 
     SQS keeps neither periodic schedules nor rate windows: `schedules` and `rate_limiter` come
@@ -60,7 +61,7 @@ async def sqs_backend(
     }
     outbox = RelayedOutbox(ledger)
     senders = {name: Sender(client, pair.queue_url) for name, pair in urls.items()}
-    pairs = [(pair.queue_url, pair.dlq_url) for pair in urls.values()]
+    pairs = {name: (pair.queue_url, pair.dlq_url) for name, pair in urls.items()}
     yield Backend(
         queues={name: every[name] for name in queues},
         dead_letters=EveryDeadLetter({n: q.dead_letters for n, q in every.items()}),
@@ -69,4 +70,5 @@ async def sqs_backend(
         stats=SqsQueueStats(client, pairs),
         schedules=schedules,
         rate_limiter=rate_limiter,
+        outcomes=ledger,
     )

@@ -9,7 +9,9 @@ outbox (skincare-postgres implements this as `PostgresJobLedger`):
 - a unique key is held by the row while the job waits, is scheduled or runs (received), until
   it is acked or dead: a key is free again only when its job has ended, as on every backend;
 - receiving marks the rows `running`; a job cancelled after it was sent is acked unrun;
-- cancel deletes an unsent row, or turns a sent (not running) one into a tombstone.
+- cancel deletes an unsent row, or turns a sent (not running) one into a tombstone;
+- a job's end (acked: done; dead-lettered: failed) is counted per named queue and minute in the
+  statement that drops its row, and read back as the backend's `JobOutcomes`.
 
 It is a port of this adapter, not of the engine: only the SQS backend needs it.
 """
@@ -20,11 +22,13 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from skincare_core.jobs.envelope import Envelope
+from skincare_core.jobs.outcomes import JobOutcomes
 from skincare_core.jobs.ports import OutboxStorage
 
 
-class JobLedger(OutboxStorage, Protocol):
-    """The outbox rows the relay sends, kept as the jobs' ledger until each job ends."""
+class JobLedger(OutboxStorage, JobOutcomes, Protocol):
+    """The outbox rows the relay sends, kept as the jobs' ledger until each job ends, and the
+    count of the jobs that ended."""
 
     async def add(self, envelope: Envelope, *, send_now: bool) -> str | None:
         """Store the job's row unless a live job holds its key (None); with `send_now` leased
@@ -39,8 +43,9 @@ class JobLedger(OutboxStorage, Protocol):
     async def retry(self, job_id: str) -> None:
         """A received job waits in SQS again (nack)."""
 
-    async def finish(self, job_ids: Sequence[str]) -> None:
-        """These jobs were acked or went dead: their rows and keys go."""
+    async def finish(self, job_ids: Sequence[str], *, queue: str, failed: bool) -> None:
+        """These jobs of `queue` were acked (or, `failed`, went dead): their rows and keys go,
+        and they count as done (or failed) in one statement."""
 
     async def cancel(self, job_id: str, queue: str) -> bool:
         """Cancel an unsent, waiting or scheduled job of `queue`; whether one was cancelled."""

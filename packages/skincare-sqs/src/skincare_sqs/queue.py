@@ -195,7 +195,7 @@ class SqsQueue:
         )
         self._running.pop(message.receipt)
         if self._ledger is not None:
-            await self._ledger.finish([message.job.id])
+            await self._ledger.finish([message.job.id], queue=self.name, failed=True)
 
     async def _accept(self, raw: SqsMessage) -> Message | None:
         receipt, attempts = raw["ReceiptHandle"], receive_count(raw)
@@ -240,7 +240,8 @@ class SqsQueue:
         )
         done = [self._running.pop(e["ReceiptHandle"]) for e in entries]
         if self._ledger is not None:
-            await self._ledger.finish([job_id for job_id in done if job_id is not None])
+            finished = [job_id for job_id in done if job_id is not None]
+            await self._ledger.finish(finished, queue=self.name, failed=False)
         return result
 
 

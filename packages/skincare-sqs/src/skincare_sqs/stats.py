@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
 from skincare_core.jobs.ports import QueueCounts
@@ -19,20 +19,22 @@ _LEASED: Final = "ApproximateNumberOfMessagesNotVisible"
 
 class SqsQueueStats:
     """The QueueStats port on SQS's approximate counts (two GetQueueAttributes calls a named
-    queue), added up over the (source, DLQ) url pairs of every named queue.
+    queue), of one named queue or added up over the (source, DLQ) url pairs of every one.
 
     A retried job waiting out its backoff is hidden by a visibility change, so SQS counts it as
     leased, not scheduled. The oldest ready job's age is known only to CloudWatch: None here.
     """
 
-    def __init__(self, client: SQSClient, urls: Sequence[tuple[str, str]]) -> None:
+    def __init__(self, client: SQSClient, urls: Mapping[str, tuple[str, str]]) -> None:
         self._client = client
-        self._urls = list(urls)
+        self._urls = dict(urls)
 
-    async def stats(self) -> QueueCounts:
-        """The source queues' ready, delayed and in-flight counts; the DLQs' messages as dead."""
+    async def stats(self, *, queue: str | None = None) -> QueueCounts:
+        """The source queues' ready, delayed and in-flight counts; the DLQs' messages as dead
+        (of the named `queue` only, if given)."""
+        chosen = [u for name, u in self._urls.items() if queue in (None, name)]
         counts = [0, 0, 0, 0]
-        for queue_url, dlq_url in self._urls:
+        for queue_url, dlq_url in chosen:
             source = await self._attributes(queue_url, [_READY, _SCHEDULED, _LEASED])
             dead = await self._attributes(dlq_url, [_READY, _LEASED])
             one = (source[_READY], source[_SCHEDULED], source[_LEASED], sum(dead.values()))

@@ -20,6 +20,7 @@ from skincare_core.jobs.errors import (
 )
 from skincare_core.jobs.job import Job, Message, new_job, new_job_id
 from skincare_core.jobs.metrics import JobMetrics, NoMetrics, Outcome
+from skincare_core.jobs.outcomes import JobOutcomes, OutcomeCounts
 from skincare_core.jobs.ports import (
     DeadLetter,
     DeadLetters,
@@ -52,6 +53,7 @@ __all__ = [
     "InvalidJob",
     "Job",
     "JobMetrics",
+    "JobOutcomes",
     "JobSink",
     "JobTooLarge",
     "JobTracer",
@@ -62,6 +64,7 @@ __all__ = [
     "OutboxRelay",
     "OutboxStorage",
     "Outcome",
+    "OutcomeCounts",
     "PermanentJobError",
     "Queue",
     "QueueCounts",

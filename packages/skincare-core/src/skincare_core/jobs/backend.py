@@ -7,6 +7,7 @@ from types import MappingProxyType
 
 from attrs import field, frozen
 
+from skincare_core.jobs.outcomes import JobOutcomes
 from skincare_core.jobs.ports import (
     DeadLetters,
     JobSink,
@@ -33,7 +34,8 @@ class Backend:
     set only where a relay must run (a queue whose outbox rows live elsewhere); where the outbox
     row is the queue row it is None. `stats` counts the jobs by state. `schedules` records
     periodic schedules' ticks and `rate_limiter` counts job starts, shared by every process
-    where the backend can (None: the adapter has none yet).
+    where the backend can (None: the adapter has none yet). `outcomes` counts the jobs each
+    named queue finished lately, done or failed (None: the adapter does not count them).
     """
 
     queues: Mapping[str, Queue] = field(converter=_read_only)
@@ -43,6 +45,7 @@ class Backend:
     stats: QueueStats
     schedules: ScheduleStore | None = None
     rate_limiter: RateLimiter | None = None
+    outcomes: JobOutcomes | None = None
 
     def queue(self, name: str = DEFAULT_QUEUE) -> Queue:
         """The named queue; KeyError naming the queues served when it is not one of them."""

@@ -129,8 +129,9 @@ class QueueCounts:
 class QueueStats(Protocol):
     """A read-only view of a queue's depth, for operators, alarms and metrics."""
 
-    async def stats(self) -> QueueCounts:
-        """The counts now; cheap enough to call every few seconds, never changes the queue."""
+    async def stats(self, *, queue: str | None = None) -> QueueCounts:
+        """The counts now, of every queue or of the named `queue` (all zero when it is not
+        one of them); cheap enough to call every few seconds, never changes the queue."""
 
 
 class Outbox(Protocol):

@@ -1,10 +1,11 @@
-"""The queue contract suite: every Queue + DeadLetters + JobSink + QueueStats adapter runs these
-tests unchanged (the stats tests are in `stats_contract`, which `DeliveryContract` includes).
+"""The queue contract suite: every Queue + DeadLetters + JobSink + QueueStats + JobOutcomes adapter
+runs these tests unchanged (the stats tests are in `stats_contract`, which `DeliveryContract`
+includes; the outcomes tests in `outcomes_contract`).
 
 Subclass `QueueContract` in your adapter's tests and override the `subject` fixture to yield a
 `QueueSubject` on fresh, empty queues whose lease is `visibility` and whose receive returns
 within about `tick` when nothing is there. `QueueContract` is `DeliveryContract` (below) plus the
-scheduling and named-queue tests of `scheduling_contract`.
+scheduling and named-queue tests of `scheduling_contract`, the ops and the outcomes contracts.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from attrs import frozen
 
 from skincare_core.jobs.errors import JobTooLarge
 from skincare_core.jobs.job import Job, Message, new_job
+from skincare_core.jobs.outcomes import JobOutcomes
 from skincare_core.jobs.ports import DeadLetters, JobSink, Queue, QueueStats
 from skincare_core.testing.jobs.ops_contract import OpsContract
+from skincare_core.testing.jobs.outcomes_contract import OutcomesContract
 from skincare_core.testing.jobs.scheduling_contract import NamedQueueContract, SchedulingContract
 from skincare_core.testing.jobs.stats_contract import QueueStatsContract
 
@@ -28,7 +31,7 @@ from skincare_core.testing.jobs.stats_contract import QueueStatsContract
 class QueueSubject:
     """The adapter under test: a queue, its backend's dead letters, its timing, its stats, and
     (for the scheduling and named-queue tests) `other`, a second named queue, and the backend's
-    `sink`."""
+    `sink`; `outcomes` for the outcomes and ops tests."""
 
     queue: Queue
     dead_letters: DeadLetters
@@ -37,6 +40,7 @@ class QueueSubject:
     stats: QueueStats
     other: Queue | None = None
     sink: JobSink | None = None
+    outcomes: JobOutcomes | None = None
 
 
 async def receive_one(subject: QueueSubject, within: float = 10.0) -> Message:
@@ -243,8 +247,11 @@ class DeliveryContract(QueueStatsContract):
         await assert_nothing(subject)
 
 
-class QueueContract(DeliveryContract, SchedulingContract, NamedQueueContract, OpsContract):
-    """The whole contract: delivery, delays, unique keys, cancel, named queues and ops."""
+class QueueContract(
+    DeliveryContract, SchedulingContract, NamedQueueContract, OpsContract, OutcomesContract
+):
+    """The whole contract: delivery, delays, unique keys, cancel, named queues, ops and the
+    jobs finished lately."""
 
 
 async def _bury(subject: QueueSubject, job: Job) -> None:

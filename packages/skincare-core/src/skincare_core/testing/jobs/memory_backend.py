@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 from typing import TypedDict, Unpack
 
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.envelope import Envelope
+from skincare_core.jobs.outcomes import RECENT, OutcomeCounts
 from skincare_core.jobs.ports import DeadLetter, OutboxStorage, QueueCounts
 from skincare_core.jobs.routing import DEFAULT_QUEUE
 from skincare_core.testing.jobs.memory_keys import UniqueKeys
@@ -85,9 +86,9 @@ class InMemoryQueues:
         """Forget every dead job of every queue."""
         return sum([await q.purge() for q in self._queues.values()])
 
-    async def stats(self) -> QueueCounts:
-        """The counts of every queue added up; the oldest ready job of any of them."""
-        counts = [await q.stats() for q in self._queues.values()]
+    async def stats(self, *, queue: str | None = None) -> QueueCounts:
+        """The counts of every queue (or of one) added up; the oldest ready job of them."""
+        counts = [await q.stats() for q in self._chosen(queue)]
         ages = [c.oldest_ready_age for c in counts if c.oldest_ready_age is not None]
         return QueueCounts(
             ready=sum(c.ready for c in counts),
@@ -96,6 +97,10 @@ class InMemoryQueues:
             dead=sum(c.dead for c in counts),
             oldest_ready_age=max(ages, default=None),
         )
+
+    async def recent(self, window: timedelta = RECENT) -> Mapping[str, OutcomeCounts]:
+        """Each queue's jobs done and failed in the window's minutes."""
+        return {q.name: (await q.recent(window))[q.name] for q in self._queues.values()}
 
     def _chosen(self, queue: str | None) -> builtins.list[InMemoryQueue]:
         if queue is None:
@@ -127,4 +132,5 @@ async def memory_backend(
         stats=queues,
         schedules=InMemoryScheduleStore(queues),
         rate_limiter=InMemoryRateLimiter(),
+        outcomes=queues,
     )

@@ -1,5 +1,5 @@
-"""An in-memory named Queue + DeadLetters + QueueStats with real leases, delays, unique keys
-and cancel."""
+"""An in-memory named Queue + DeadLetters + QueueStats + JobOutcomes with real leases, delays,
+unique keys and cancel."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import builtins
 import itertools
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
 import anyio
@@ -16,10 +16,12 @@ from attrs import define
 from skincare_core.jobs.codec import decode_job, encode_job
 from skincare_core.jobs.envelope import Envelope, check_unique_key, due_at
 from skincare_core.jobs.job import Job, Message
+from skincare_core.jobs.outcomes import RECENT, OutcomeCounts
 from skincare_core.jobs.ports import DeadLetter, QueueCounts
 from skincare_core.jobs.routing import DEFAULT_QUEUE, check_queue_name
 from skincare_core.testing.jobs.memory_dead import MemoryDeadLetters
 from skincare_core.testing.jobs.memory_keys import UniqueKeys
+from skincare_core.testing.jobs.memory_outcomes import MinuteOutcomes
 
 
 @define
@@ -67,6 +69,7 @@ class InMemoryQueue(MemoryDeadLetters):
         self._entries: dict[str, _Entry] = {}
         self._seq = itertools.count()
         self._wakeup: anyio.Event | None = None
+        self._outcomes = MinuteOutcomes(wall_clock)
 
     @property
     def depth(self) -> int:
@@ -124,6 +127,7 @@ class InMemoryQueue(MemoryDeadLetters):
         """Remove the job if the receipt is live."""
         if self._live(message):
             self._remove(self._entries[message.job.id])
+            self._outcomes.add(done=1)
 
     async def ack_many(self, messages: Sequence[Message]) -> None:
         """Ack each message in turn (through `ack`, so a subclass sees every ack)."""
@@ -146,8 +150,11 @@ class InMemoryQueue(MemoryDeadLetters):
         if self._live(message):
             self._bury(self._entries[message.job.id], reason)
 
-    async def stats(self) -> QueueCounts:
-        """Ready (an expired lease is ready again), scheduled, leased and dead jobs."""
+    async def stats(self, *, queue: str | None = None) -> QueueCounts:
+        """Ready (an expired lease is ready again), scheduled, leased and dead jobs (none when
+        `queue` names another queue)."""
+        if queue not in (None, self.name):
+            return QueueCounts(0, 0, 0, 0, None)
         now = self._now()
         ready = [e.visible_at for e in self._entries.values() if e.visible_at <= now]
         leased = sum(self._running(e) for e in self._entries.values())
@@ -158,6 +165,10 @@ class InMemoryQueue(MemoryDeadLetters):
             dead=len(self._dead),
             oldest_ready_age=timedelta(seconds=now - min(ready)) if ready else None,
         )
+
+    async def recent(self, window: timedelta = RECENT) -> Mapping[str, OutcomeCounts]:
+        """This queue's jobs acked (done) and dead-lettered (failed) in the window's minutes."""
+        return {self.name: self._outcomes.recent(window)}
 
     def _add(self, job: Job, due: datetime | None, unique_key: str | None) -> bool:
         # A job id is live or dead at most once, as a table row keyed by id would be.
@@ -217,6 +228,7 @@ class InMemoryQueue(MemoryDeadLetters):
 
     def _bury(self, entry: _Entry, reason: str) -> None:
         self._remove(entry)
+        self._outcomes.add(failed=1)
         self._dead[entry.job.id] = DeadLetter(
             entry.job, entry.attempts, reason, datetime.now(UTC), self.name
         )

@@ -78,3 +78,14 @@ class QueueStatsContract:
         assert age is None or timedelta(seconds=0.3) <= age < timedelta(seconds=30)
         await subject.queue.dead_letter(await _receive_one(subject), "PermanentJobError: aged")
         assert (await subject.stats.stats()).oldest_ready_age is None
+
+    async def test_a_named_queue_counts_only_its_own_jobs(self, subject: QueueSubject) -> None:
+        other = subject.other
+        assert other is not None, "the stats contract's subject needs `other`"
+        await other.enqueue(new_job("contract.stats"))
+        await other.enqueue(new_job("contract.stats"))
+        mine = await subject.stats.stats(queue=subject.queue.name)
+        assert (mine.ready, mine.dead, mine.oldest_ready_age) == (0, 0, None)
+        assert (await subject.stats.stats(queue=other.name)).ready == 2
+        assert (await subject.stats.stats()).ready == 2
+        assert await subject.stats.stats(queue="no-such-queue") == QueueCounts(0, 0, 0, 0, None)
