@@ -1,13 +1,15 @@
-"""In a real headless Chromium: an operator signs in, sees the poison job in its error group,
-previews its redrive, confirms it, and sees it leave the dead letters."""
+"""In a real headless Chromium: an operator signs in, sees each queue's counts and its jobs done
+and failed lately, the poison job in its error group, previews its redrive, confirms it, and
+sees it leave the dead letters."""
 
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import anyio
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import Page, expect, sync_playwright
 
 from skincare_core.jobs.job import Job
 from skincare_core.testing.jobs import InMemoryQueues
@@ -19,8 +21,17 @@ POISON = "ValueError: order 41 has no lines"
 SCREENSHOT = os.environ.get("SKINCARE_OPS_SCREENSHOT")
 
 
+async def _run_fine(queues: InMemoryQueues, queue: str, count: int) -> None:
+    for n in range(count):
+        await queues.queue(queue).enqueue(Job(id=f"{queue}-ok-{n}", type="send_confirmation_email"))
+    for message in await queues.queue(queue).receive(count):
+        await queues.queue(queue).ack(message)
+
+
 async def _poisoned() -> InMemoryQueues:
     queues = InMemoryQueues()
+    await _run_fine(queues, "default", 3)
+    await _run_fine(queues, "critical", 2)
     await kill(
         queues,
         Job(id="poison-1", type="send_confirmation_email", payload={"order_id": "41"}),
@@ -33,7 +44,19 @@ async def _poisoned() -> InMemoryQueues:
         "bulk",
     )
     await queues.queue("critical").enqueue(Job(id="fresh-1", type="capture_payment"))
+    await queues.queue("bulk").enqueue(Job(id="later-1", type="render_invoice"), delay=HOUR)
+    await queues.queue("bulk").enqueue(Job(id="running-1", type="render_invoice"))
+    await queues.queue("bulk").receive(1)
     return queues
+
+
+HOUR = timedelta(hours=1)
+COLUMNS = ("ready", "scheduled", "leased", "dead", "done", "failed")
+
+
+def _row(page: Page, queue: str) -> tuple[str, ...]:
+    row = page.locator(f"#queues tr[data-queue='{queue}']")
+    return tuple(row.locator(f"td.{column}").inner_text() for column in COLUMNS)
 
 
 def test_an_operator_redrives_a_poison_job_by_clicking() -> None:
@@ -47,6 +70,11 @@ def test_an_operator_redrives_a_poison_job_by_clicking() -> None:
         page.click("#sign-in")
         group = page.locator("table.group", has_text=POISON)
         expect(group.locator("tr.dead[data-job='poison-1']")).to_be_visible()
+        # Per queue: ready, scheduled, leased, dead now; done and failed in the last 5 minutes.
+        assert _row(page, "critical") == ("1", "0", "0", "0", "2", "0")
+        assert _row(page, "default") == ("0", "0", "0", "1", "3", "1")
+        assert _row(page, "bulk") == ("0", "1", "1", "1", "0", "1")
+        assert _row(page, "all") == ("1", "1", "1", "2", "5", "2")
         if SCREENSHOT:
             page.screenshot(path=str(Path(SCREENSHOT)), full_page=True)
         group.locator("a.redrive-group").click()
@@ -55,5 +83,6 @@ def test_an_operator_redrives_a_poison_job_by_clicking() -> None:
         expect(page.locator("#moved")).to_contain_text("1 job(s)")
         expect(page.locator("tr.dead[data-job='poison-1']")).to_have_count(0)
         expect(page.locator("tr.dead[data-job='pdf-9']")).to_have_count(1)
+        assert _row(page, "default") == ("1", "0", "0", "0", "3", "1")
         browser.close()
     assert queues.queue("default").depth == 1

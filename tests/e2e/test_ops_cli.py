@@ -1,6 +1,7 @@
 """`skincare queue stats`, `dlq count --max` and the --json output as a script or an alarm uses
 them, on the Postgres and the SQS backend, with the default INFO log level: stdout is only the
-command's output (botocore's INFO lines once landed in it)."""
+command's output (botocore's INFO lines once landed in it). The `skincare ops` page shows the
+same named queue's row on both."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import pytest
 from skincare_core.jobs import Backend, Job, new_job
 from skincare_postgres import create_engine, postgres_backend
 from tests.e2e.e2e_client import base_env
+from tests.e2e.ops_page import ops_row
 from tests.e2e.sqs_shop import shop_queues, shop_sqs_backend, sqs_env
 
 pytestmark = pytest.mark.slow
@@ -75,6 +77,9 @@ def _assert_ops_commands(env: dict[str, str], dead: Job, age_known: bool) -> Non
         {"error": "PermanentJobError: no such product", "count": 1}
     ]
     _assert_alarm_and_missing(env)
+    # The poison job died on default just now: failed 1 in the last 5 minutes, done none.
+    expected = {"ready": "2", "scheduled": "0", "leased": "0", "dead": "1"}
+    assert ops_row(env, "default") == {**expected, "done": "0", "failed": "1"}
 
 
 def _assert_alarm_and_missing(env: dict[str, str]) -> None:

@@ -34,5 +34,5 @@ async def kill(queues: InMemoryQueues, job: Job, error: str, queue: str = "defau
 
 def ops_app(queues: InMemoryQueues) -> Litestar:
     """The ops app over `queues` (named critical, default and bulk)."""
-    ops = OpsService(dead_letters=queues, stats=queues, queue_names=NAMES)
+    ops = OpsService(dead_letters=queues, stats=queues, queue_names=NAMES, outcomes=queues)
     return create_ops_app(ops=ops, settings=SETTINGS)

@@ -101,7 +101,12 @@ def ops_app(*, settings: Settings, backend: Backend) -> Litestar:
         csrf_secret=csrf,
     )
     names = tuple(settings.worker_queues)
-    ops = OpsService(dead_letters=backend.dead_letters, stats=backend.stats, queue_names=names)
+    ops = OpsService(
+        dead_letters=backend.dead_letters,
+        stats=backend.stats,
+        queue_names=names,
+        outcomes=backend.outcomes,
+    )
     return create_ops_app(ops=ops, settings=ops_settings)
 
 

@@ -1,5 +1,6 @@
-"""The operator's view of the queues: depth, dead letters grouped by error, and redrive or
-purge, each previewed before it is done. Works on any backend through its ports."""
+"""The operator's view of the queues: each named queue's depth and its jobs finished lately, dead
+letters grouped by error, and redrive or purge, each previewed before it is done. Works on any
+backend through its ports."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from datetime import datetime
 
 from attrs import frozen
 
+from skincare_core.jobs.outcomes import NONE_FINISHED, RECENT, JobOutcomes, OutcomeCounts
 from skincare_core.jobs.ports import DeadLetter, DeadLetters, QueueCounts, QueueStats
 
 # The page lists at most this many dead jobs; a larger backlog is for the CLI's --limit.
@@ -28,13 +30,31 @@ class ErrorGroup:
 
 
 @frozen
+class QueueRow:
+    """One named queue's depth now, and its jobs done and failed over the last `RECENT` (None
+    when the backend does not count them)."""
+
+    name: str
+    counts: QueueCounts
+    finished: OutcomeCounts | None
+
+
+@frozen
 class Overview:
-    """What the ops page shows: the depth of all queues, dead counts per named queue, and
-    the dead letters grouped by error, the group with the newest death first."""
+    """What the ops page shows: the depth of all queues, a row per named queue, and the dead
+    letters grouped by error, the group with the newest death first."""
 
     totals: QueueCounts
-    dead_by_queue: tuple[tuple[str, int], ...]
+    queues: tuple[QueueRow, ...]
     groups: tuple[ErrorGroup, ...]
+
+    @property
+    def finished(self) -> OutcomeCounts | None:
+        """The named queues' finished jobs added up (None when the backend does not count)."""
+        counted = [row.finished for row in self.queues if row.finished is not None]
+        if not counted:
+            return None
+        return OutcomeCounts(sum(c.done for c in counted), sum(c.failed for c in counted))
 
 
 @frozen
@@ -46,21 +66,36 @@ class Selection:
 
 
 class OpsService:
-    """Operator actions over a backend's stats and dead letters."""
+    """Operator actions over a backend's stats, dead letters and (where it counts them) the
+    jobs its queues finished."""
 
     def __init__(
-        self, *, dead_letters: DeadLetters, stats: QueueStats, queue_names: tuple[str, ...]
+        self,
+        *,
+        dead_letters: DeadLetters,
+        stats: QueueStats,
+        queue_names: tuple[str, ...],
+        outcomes: JobOutcomes | None = None,
     ) -> None:
         self._dead = dead_letters
         self._stats = stats
         self._names = queue_names
+        self._outcomes = outcomes
 
     async def overview(self) -> Overview:
-        """Counts and the grouped dead letters, now."""
-        dead = self._dead
-        per_queue = tuple([(name, await dead.count(queue=name)) for name in self._names])
-        groups = group_by_error(await dead.list(limit=LISTED))
-        return Overview(await self._stats.stats(), per_queue, groups)
+        """Counts, each named queue's row and the grouped dead letters, now."""
+        groups = group_by_error(await self._dead.list(limit=LISTED))
+        return Overview(await self._stats.stats(), await self._rows(), groups)
+
+    async def _rows(self) -> tuple[QueueRow, ...]:
+        finished = None if self._outcomes is None else await self._outcomes.recent(RECENT)
+        rows = []
+        for name in self._names:
+            counts = await self._stats.stats(queue=name)
+            # A queue that finished nothing lately may be missing from the record.
+            done = None if finished is None else finished.get(name, NONE_FINISHED)
+            rows.append(QueueRow(name, counts, done))
+        return tuple(rows)
 
     async def dead_job(self, job_id: str) -> DeadLetter | None:
         """One dead job in full; None when no job of that id is dead."""

@@ -16,6 +16,7 @@ from litestar.params import Body, FromPath, FromQuery
 from litestar.response import Redirect, Template
 
 from skincare_core.jobs.ops import OpsService, Selection
+from skincare_core.jobs.outcomes import RECENT
 from skincare_http.ops.operator import COOKIE
 
 Ops = NamedDependency[OpsService]
@@ -24,8 +25,10 @@ Form = Annotated[dict[str, str], Body(media_type=RequestEncodingType.URL_ENCODED
 
 @get("/")
 async def overview(ops: Ops) -> Template:
-    """Queue depth and the dead letters grouped by error."""
-    return Template("overview.html", context={"view": await ops.overview()})
+    """Each named queue's depth and jobs finished lately, and the dead letters by error."""
+    minutes = int(RECENT.total_seconds() // 60)
+    context = {"view": await ops.overview(), "recent_minutes": minutes}
+    return Template("overview.html", context=context)
 
 
 @get("/jobs/{job_id:str}")

@@ -10,7 +10,9 @@ import anyio
 import pytest
 
 from skincare_core.jobs.job import Job, new_job
-from skincare_core.jobs.ops import OpsService, Selection
+from skincare_core.jobs.ops import OpsService, QueueRow, Selection
+from skincare_core.jobs.outcomes import OutcomeCounts
+from skincare_core.jobs.ports import QueueCounts
 
 if TYPE_CHECKING:
     # contract.py imports this module: the subject's class is needed for type checking only.
@@ -26,12 +28,18 @@ async def _kill(subject: QueueSubject, job: Job, error: str) -> None:
 
 
 def _ops(subject: QueueSubject) -> OpsService:
-    names = (subject.queue.name,)
-    return OpsService(dead_letters=subject.dead_letters, stats=subject.stats, queue_names=names)
+    names = tuple(q.name for q in (subject.queue, subject.other) if q is not None)
+    return OpsService(
+        dead_letters=subject.dead_letters,
+        stats=subject.stats,
+        queue_names=names,
+        outcomes=subject.outcomes,
+    )
 
 
 class OpsContract:
-    """What the ops page shows and does, through the DeadLetters and QueueStats ports."""
+    """What the ops page shows and does, through the DeadLetters, QueueStats and JobOutcomes
+    ports."""
 
     pytestmark = pytest.mark.anyio
 
@@ -53,11 +61,29 @@ class OpsContract:
             "ValueError: poison": 2,
             "TimeoutError": 1,
         }
-        assert (view.totals.dead, view.dead_by_queue) == (3, ((subject.queue.name, 3),))
+        assert view.totals.dead == 3
+        assert view.queues[0] == QueueRow(
+            subject.queue.name, QueueCounts(0, 0, 0, 3, None), OutcomeCounts(done=0, failed=3)
+        )
         group = Selection(error="ValueError: poison")
         assert {d.job.id for d in await ops.preview(group)} == {j.id for j in poison}
         assert await ops.redrive(group) == 2
         assert [d.job for d in await subject.dead_letters.list()] == [other]
+
+    async def test_ops_counts_each_named_queue_on_its_own_row(self, subject: QueueSubject) -> None:
+        other = subject.other
+        assert other is not None, "the ops contract's subject needs `other`"
+        await other.enqueue(new_job("contract-waiting"))
+        await subject.queue.enqueue(new_job("contract-done"))
+        with anyio.fail_after(10):
+            while not (messages := await subject.queue.receive(1)):
+                pass
+        await subject.queue.ack(messages[0])
+        rows = {row.name: row for row in (await _ops(subject).overview()).queues}
+        assert rows[other.name].counts.ready == 1
+        assert rows[other.name].finished == OutcomeCounts(done=0, failed=0)
+        assert rows[subject.queue.name].counts.ready == 0
+        assert rows[subject.queue.name].finished == OutcomeCounts(done=1, failed=0)
 
     async def test_ops_redrives_one_job_and_purges_the_rest(self, subject: QueueSubject) -> None:
         first, second = new_job("contract-a"), new_job("contract-b")
