@@ -1,5 +1,5 @@
 """job_outcomes on the real server: a window counts the minutes that started within it, a
-settle prunes minutes older than an hour, and migration 0006 comes and goes keeping the jobs."""
+settle prunes minutes older than an hour, and migration 0007 comes and goes keeping the jobs."""
 
 from __future__ import annotations
 
