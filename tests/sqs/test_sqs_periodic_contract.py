@@ -4,7 +4,6 @@ are kept in the ledger's PostgreSQL, and a claimed tick's job reaches SQS throug
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import timedelta
 from typing import Any
 
 import anyio
@@ -32,22 +31,28 @@ class TestSqsPeriodicContract(PeriodicContract):
         engine: AsyncEngine,
     ) -> AsyncIterator[Backend]:
         urls = fresh_named_queues(["default"])
-        async with (
-            sqs_backend(
-                sqs_client,
-                urls=urls,
-                ledger=ledger,
-                queues=urls,
-                wait_time_seconds=1,
-                schedules=PostgresScheduleStore(engine),
-                rate_limiter=PostgresRateLimiter(engine),
-            ) as backend,
-            anyio.create_task_group() as tg,
-        ):
+        backend_context = sqs_backend(
+            sqs_client,
+            urls=urls,
+            ledger=ledger,
+            queues=urls,
+            wait_time_seconds=1,
+            schedules=PostgresScheduleStore(engine),
+            rate_limiter=PostgresRateLimiter(engine),
+        )
+        async with backend_context as backend:
             assert backend.outbox is not None
-            relay = OutboxRelay(
-                storage=backend.outbox, sink=backend.sink, idle_wait=timedelta(seconds=0.05)
-            )
-            tg.start_soon(relay.run)
-            yield backend
-            tg.cancel_scope.cancel()
+            relay = OutboxRelay(storage=backend.outbox, sink=backend.sink)
+            stop = anyio.Event()
+
+            async def relay_until_stopped() -> None:
+                # Stopped between batches, never cancelled inside one: a claim cut off mid-way
+                # would leave its pooled connection checked out.
+                while not stop.is_set():
+                    if not await relay.relay_once():
+                        await anyio.sleep(0.05)
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(relay_until_stopped)
+                yield backend
+                stop.set()
