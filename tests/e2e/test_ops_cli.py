@@ -56,6 +56,9 @@ def _assert_ops_commands(env: dict[str, str], dead: Job, age_known: bool) -> Non
     age = stats.pop("oldest_ready_age_seconds")
     assert stats == {"ready": 2, "scheduled": 0, "leased": 0, "dead": 1}
     assert (age is not None and age >= 0) if age_known else age is None
+    bulk = _json(env, "queue", "stats", "--queue", "bulk", "--json")
+    assert isinstance(bulk, dict)
+    assert bulk == {**dict.fromkeys(("ready", "scheduled", "leased", "dead"), 0), **_no_age}
     table = _skincare(env, "queue", "stats").stdout.splitlines()
     assert [line.split()[:2] for line in table[:4]] == [
         ["ready", "2"], ["scheduled", "0"], ["leased", "0"], ["dead", "1"]
@@ -80,6 +83,9 @@ def _assert_ops_commands(env: dict[str, str], dead: Job, age_known: bool) -> Non
     # The poison job died on default just now: failed 1 in the last 5 minutes, done none.
     expected = {"ready": "2", "scheduled": "0", "leased": "0", "dead": "1"}
     assert ops_row(env, "default") == {**expected, "done": "0", "failed": "1"}
+
+
+_no_age = {"oldest_ready_age_seconds": None}
 
 
 def _assert_alarm_and_missing(env: dict[str, str]) -> None:

@@ -1,4 +1,5 @@
-"""`skincare queue stats`: the queue's jobs counted by state, for people, scripts and alarms."""
+"""`skincare queue stats`: the jobs counted by state, of every named queue or (`--queue`) of one,
+for people, scripts and alarms."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import TYPE_CHECKING
 from cyclopts import App
 
 from skincare_services.cli.backend import run_on_backend
-from skincare_services.cli.options import Json
+from skincare_services.cli.options import Json, QueueName
 
 if TYPE_CHECKING:
     from skincare_core.jobs.ports import QueueCounts
@@ -21,16 +22,18 @@ def register(app: App) -> None:
     app.command(queue)
 
 
-def stats(*, as_json: Json = False) -> int:
+def stats(*, queue: QueueName = None, as_json: Json = False) -> int:
     """Count the jobs by state: ready, scheduled (a retry's delay), leased, dead; and how long
     the oldest ready job has waited.
 
     Parameters
     ----------
+    queue
+        Count only the jobs of this named queue (all zero when it is none of them).
     as_json
         Print one JSON object for scripts instead of a table for people.
     """
-    counts = run_on_backend(lambda backend: backend.stats.stats())
+    counts = run_on_backend(lambda backend: backend.stats.stats(queue=queue))
     print(json.dumps(_as_dict(counts)) if as_json else _table(counts))
     return 0
 
