@@ -12,10 +12,22 @@ from attrs import frozen
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.backend import Backend
-from skincare_core.jobs.ports import QueueStats
+from skincare_core.jobs.ports import QueueCounts, QueueStats
 from skincare_postgres.stats import PostgresQueueStats
 from skincare_prometheus import PrometheusJobMetrics, QueueDepthCollector, WorkerEndpoint
 from skincare_services.settings import Settings
+
+
+@frozen
+class OneQueueStats:
+    """The QueueStats of one named queue out of a backend's stats of every queue."""
+
+    every: QueueStats
+    queue: str
+
+    async def stats(self, *, queue: str | None = None) -> QueueCounts:
+        """The named queue's counts (`queue` is ignored: this source is one queue)."""
+        return await self.every.stats(queue=self.queue)
 
 
 @frozen
@@ -37,9 +49,9 @@ def worker_metrics(
     depth_sources: dict[str, QueueStats]
     outbox = None
     if settings.queue == "sqs":
-        # The SQS backend's stats add up every named queue's SQS queue and DLQ: one series,
-        # "all"; the jobs table's ready rows are the outbox the relay has yet to send.
-        depth_sources = {"all": backend.stats}
+        # Each named queue's SQS queue and DLQ; the jobs table's ready rows are the outbox the
+        # relay has yet to send.
+        depth_sources = {name: OneQueueStats(backend.stats, name) for name in queues}
         outbox = PostgresQueueStats(engine)
     else:
         depth_sources = {name: PostgresQueueStats(engine, queue=name) for name in queues}
