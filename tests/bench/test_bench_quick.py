@@ -38,6 +38,21 @@ def _run_quick(name: str, out: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _run_program(module: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`uv run python -m <module> <args>` from the repository, unmeasured, within 180 s."""
+    uv = shutil.which("uv")
+    assert uv is not None, "uv must be on PATH"
+    return subprocess.run(
+        [uv, "run", "python", "-m", module, *args],
+        cwd=ROOT,
+        env=_unmeasured(),
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+
+
 # One test per program so that parallel test workers share them out.
 @pytest.mark.slow
 @pytest.mark.parametrize("name", PROGRAMS)
@@ -73,17 +88,7 @@ def test_the_chart_draws_a_png_from_quick_results(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_the_queue_isolation_program_runs_quick_and_prints_both_layouts() -> None:
-    uv = shutil.which("uv")
-    assert uv is not None, "uv must be on PATH"
-    done = subprocess.run(
-        [uv, "run", "python", "-m", "bench.queue_isolation", "--quick"],
-        cwd=ROOT,
-        env=_unmeasured(),
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    done = _run_program("bench.queue_isolation", "--quick")
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
     rows = [line for line in done.stdout.splitlines() if line.startswith("| ")]
     assert [row.split(" | ")[0] for row in rows] == [
@@ -98,17 +103,7 @@ def test_the_queue_isolation_program_runs_quick_and_prints_both_layouts() -> Non
 
 @pytest.mark.slow
 def test_the_metrics_cost_program_prints_both_queues_side_by_side() -> None:
-    uv = shutil.which("uv")
-    assert uv is not None, "uv must be on PATH"
-    done = subprocess.run(
-        [uv, "run", "python", "-m", "bench.metrics_cost", "--quick", "--reps", "1"],
-        cwd=ROOT,
-        env=_unmeasured(),
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    done = _run_program("bench.metrics_cost", "--quick", "--reps", "1")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert any(line.startswith("in-memory queue") for line in lines), done.stdout
@@ -118,17 +113,7 @@ def test_the_metrics_cost_program_prints_both_queues_side_by_side() -> None:
 
 @pytest.mark.slow
 def test_the_bulk_enqueue_program_runs_quick_and_prints_every_shape() -> None:
-    uv = shutil.which("uv")
-    assert uv is not None, "uv must be on PATH"
-    done = subprocess.run(
-        [uv, "run", "python", "-m", "bench.bulk_enqueue", "--quick"],
-        cwd=ROOT,
-        env=_unmeasured(),
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    done = _run_program("bench.bulk_enqueue", "--quick")
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
     rows = [line.split(" | ")[0] for line in done.stdout.splitlines() if line.startswith("| ")]
     assert rows[2:] == [
@@ -141,17 +126,7 @@ def test_the_bulk_enqueue_program_runs_quick_and_prints_every_shape() -> None:
 
 @pytest.mark.slow
 def test_the_worker_processes_program_runs_quick_and_no_job_runs_twice() -> None:
-    uv = shutil.which("uv")
-    assert uv is not None, "uv must be on PATH"
-    done = subprocess.run(
-        [uv, "run", "python", "-m", "bench.worker_processes", "--quick"],
-        cwd=ROOT,
-        env=_unmeasured(),
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    done = _run_program("bench.worker_processes", "--quick")
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
     rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")]
     assert [(row[0], row[-2], row[-1]) for row in rows[2:]] == [
@@ -163,17 +138,7 @@ def test_the_worker_processes_program_runs_quick_and_no_job_runs_twice() -> None
 
 @pytest.mark.slow
 def test_the_held_horizon_program_prints_both_claim_kinds() -> None:
-    uv = shutil.which("uv")
-    assert uv is not None, "uv must be on PATH"
-    done = subprocess.run(
-        [uv, "run", "python", "-m", "bench.held_horizon", "--seconds", "4", "--rate", "200"],
-        cwd=ROOT,
-        env=_unmeasured(),
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    done = _run_program("bench.held_horizon", "--seconds", "4", "--rate", "200")
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if line.startswith("| 4 |")]
     assert len(rows) == 2, done.stdout
@@ -184,17 +149,7 @@ def test_the_held_horizon_program_prints_both_claim_kinds() -> None:
 
 @pytest.mark.slow
 def test_the_notify_commit_program_runs_quick_and_prints_every_way_of_notifying() -> None:
-    uv = shutil.which("uv")
-    assert uv is not None, "uv must be on PATH"
-    done = subprocess.run(
-        [uv, "run", "python", "-m", "bench.notify_commit", "--quick"],
-        cwd=ROOT,
-        env=_unmeasured(),
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    done = _run_program("bench.notify_commit", "--quick")
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
     rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")]
     assert [row[0] for row in rows] == [
@@ -204,3 +159,27 @@ def test_the_notify_commit_program_runs_quick_and_prints_every_way_of_notifying(
     ]
     # Every confirmation job was picked up, whichever way its worker was woken.
     assert all(row[1].split("/")[0] == row[1].split("/")[1] for row in rows[-3:]), rows
+
+
+@pytest.mark.slow
+def test_the_outcomes_cost_program_prints_off_and_on_side_by_side() -> None:
+    done = _run_program("bench.outcomes_cost", "--quick", "--reps", "1")
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    lines = done.stdout.splitlines()
+    assert any(
+        line.split() == ["counter", "off", "counter", "on", "on", "/", "off"] for line in lines
+    )
+    assert lines[-1].startswith("load average"), done.stdout
+
+
+@pytest.mark.slow
+def test_the_terminate_storm_program_loses_no_enqueue_under_the_storm() -> None:
+    done = _run_program("bench.terminate_storm", "--quick")
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert [(row[0], row[1], row[3]) for row in rows[2:]] == [
+        ("| no storm", "250", "0"),
+        ("| 2 terminations/s of every connection", "250", "0"),
+    ]
+    # The storm did kill connections: the run measured what it says it did.
+    assert int(rows[3][2]) > 0, rows
