@@ -1,6 +1,6 @@
 """Every bench/compare program still runs (each with --quick, in the bench dependency group), and
-so do bench.queue_isolation, bench.bulk_enqueue, bench.worker_processes, bench.held_horizon and
-bench.notify_commit."""
+so do bench.queue_isolation, bench.bulk_enqueue, bench.worker_processes, bench.held_horizon,
+bench.notify_commit, bench.metrics_cost, bench.outcomes_cost and bench.terminate_storm."""
 
 from __future__ import annotations
 
