@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from sqlalchemy import create_engine, text
 from sqlalchemy.exc import IntegrityError
 
 from skincare_postgres import downgrade, upgrade
+from tests.postgres.statements import run_sql
 
 JOB_LEDGER = "0004"
 """The revision that added the SQS ledger statuses."""
@@ -19,29 +19,19 @@ _ADD = (
 _IDS = "SELECT id, status FROM jobs ORDER BY id"
 
 
-def _run(url: str, *statements: str) -> list[tuple[object, ...]]:
-    engine = create_engine(url)
-    try:
-        with engine.begin() as conn:
-            results = [conn.execute(text(sql)) for sql in statements]
-            return [tuple(row) for row in results[-1]] if results[-1].returns_rows else []
-    finally:
-        engine.dispose()
-
-
 @pytest.mark.slow
 def test_jobs_survive_both_ways_and_a_sent_job_holds_its_key(
     new_database: Callable[[], str],
 ) -> None:
     url = new_database()
     upgrade(url, f"{JOB_LEDGER}-1")
-    _run(url, _ADD.format("a", "ready", "'k'"), _ADD.format("b", "dead", "NULL"))
+    run_sql(url, _ADD.format("a", "ready", "'k'"), _ADD.format("b", "dead", "NULL"))
     upgrade(url, JOB_LEDGER)
-    _run(url, _ADD.format("c", "sent", "'s'"))
+    run_sql(url, _ADD.format("c", "sent", "'s'"))
     with pytest.raises(IntegrityError):
-        _run(url, _ADD.format("d", "ready", "'s'"))
-    assert _run(url, _IDS) == [("a", "ready"), ("b", "dead"), ("c", "sent")]
+        run_sql(url, _ADD.format("d", "ready", "'s'"))
+    assert run_sql(url, _IDS) == [("a", "ready"), ("b", "dead"), ("c", "sent")]
     downgrade(url, f"{JOB_LEDGER}-1")
-    assert _run(url, _IDS) == [("a", "ready"), ("b", "dead")]
+    assert run_sql(url, _IDS) == [("a", "ready"), ("b", "dead")]
     upgrade(url, JOB_LEDGER)
-    assert _run(url, _IDS) == [("a", "ready"), ("b", "dead")]
+    assert run_sql(url, _IDS) == [("a", "ready"), ("b", "dead")]
