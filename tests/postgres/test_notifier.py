@@ -15,7 +15,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Message, new_job
-from skincare_postgres import PostgresDatabase, PostgresNotifier, PostgresQueue, create_engine
+from skincare_postgres import (
+    PostgresDatabase,
+    PostgresNotifier,
+    PostgresQueue,
+    create_engine,
+    postgres_backend,
+)
 from skincare_postgres.engine import libpq_conninfo
 from skincare_postgres.notifier import APPLICATION_NAME
 from skincare_postgres.sink import PostgresSink
@@ -112,6 +118,31 @@ async def test_enqueue_outside_a_transaction_wakes_each_queue_once(engine: Async
         assert await sink.enqueue_many(envelopes) == 3
         await notifier.idle()
     assert sorted(received) == ["skincare_jobs.bulk", "skincare_jobs.default"]
+
+
+async def test_a_backend_and_a_database_given_one_notifier_share_its_one_connection(
+    shop_url: str, shop: Shop
+) -> None:
+    # As the worker process composes them: its backend's enqueues and its handlers' units of
+    # work wake the queues through one notifier, so one connection.
+    query = f"SELECT count(*) FROM pg_stat_activity WHERE application_name = '{APPLICATION_NAME}'"
+    before = int(str(await shop.scalar(query)))
+    own = create_engine(shop_url)
+    notifier = PostgresNotifier(own)
+    db = PostgresDatabase(own, notifier=notifier)
+    async with (
+        postgres_backend(own, notifier=notifier) as backend,
+        listening(own, "skincare_jobs.default") as received,
+    ):
+        await backend.sink.enqueue_many([Envelope(new_job("by the backend"), queue="default")])
+        await notifier.idle()
+        async with db() as uow:
+            await uow.outbox.add(new_job("by a handler"))
+        await notifier.idle()
+        opened = int(str(await shop.scalar(query))) - before
+    await own.dispose()
+    assert received == ["skincare_jobs.default", "skincare_jobs.default"]
+    assert opened == 1
 
 
 async def test_a_killed_notifier_connection_is_replaced_and_the_next_job_still_wakes(

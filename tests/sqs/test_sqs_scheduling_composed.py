@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from skincare_core.jobs import Schedules
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.shop.job_types import SHOP_ROUTES
+from skincare_postgres import PostgresNotifier
 from skincare_services.backends import job_backend
 from skincare_services.scheduling import scheduler_for, throttle_for
 from skincare_services.settings import load_settings
@@ -38,7 +39,10 @@ async def test_a_tick_reaches_sqs_once_and_the_rate_limit_holds(
     )
     schedules = Schedules()
     schedules.add("every-second", "* * * * * *", "report")
-    async with job_backend(settings=settings, engine=engine, queues=["default"]) as backend:
+    notifier = PostgresNotifier(engine)
+    async with job_backend(
+        settings=settings, engine=engine, queues=["default"], notifier=notifier
+    ) as backend:
         throttle = throttle_for(settings=settings, backend=backend, queue="default")
         assert throttle is not None
         assert await throttle.take(10) == 3

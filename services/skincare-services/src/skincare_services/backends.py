@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.backend import Backend
 from skincare_core.shop.job_types import SHOP_ROUTES
-from skincare_postgres import create_engine, postgres_backend
+from skincare_postgres import PostgresNotifier, create_engine, postgres_backend
 from skincare_services.settings import Settings
 
 
@@ -28,17 +28,25 @@ async def database_engine(*, settings: Settings) -> AsyncIterator[AsyncEngine]:
 
 @asynccontextmanager
 async def job_backend(
-    *, settings: Settings, engine: AsyncEngine, queues: Iterable[str]
+    *,
+    settings: Settings,
+    engine: AsyncEngine,
+    queues: Iterable[str],
+    notifier: PostgresNotifier,
 ) -> AsyncIterator[Backend]:
     """The configured queue backend serving the named `queues`. With SQS each named queue (the
     shop's and the configured ones) has its SQS queue and DLQ; the outbox rows and the jobs'
-    ledger stay in Postgres and a relay sends the rows."""
+    ledger stay in Postgres and a relay sends the rows. On Postgres its enqueues wake the queues
+    through `notifier`, the process's one (its units of work share it)."""
     async with AsyncExitStack() as stack:
         if settings.queue == "sqs":
             chosen = await _sqs_backend(stack, settings=settings, engine=engine, queues=queues)
         else:
             chosen = postgres_backend(
-                engine, queues=queues, visibility_timeout=settings.visibility_timeout
+                engine,
+                queues=queues,
+                visibility_timeout=settings.visibility_timeout,
+                notifier=notifier,
             )
         yield await stack.enter_async_context(chosen)
 

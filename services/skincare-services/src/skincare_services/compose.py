@@ -31,7 +31,7 @@ from skincare_core.shop.job_types import SHOP_ROUTES
 from skincare_core.shop.retry_policies import SHOP_RETRY_POLICIES
 from skincare_core.shop.system_clock import SystemClock
 from skincare_core.shop.webhooks import PaymentWebhookService
-from skincare_postgres import PostgresDatabase, create_engine
+from skincare_postgres import PostgresDatabase, PostgresNotifier, create_engine
 from skincare_services.backends import database_engine, job_backend
 from skincare_services.scheduling import (
     process_schedules,
@@ -133,11 +133,15 @@ async def worker_process(
     tracing = process_tracing(settings, service="worker")
     async with AsyncExitStack() as stack:
         engine = await stack.enter_async_context(database_engine(settings=settings))
+        # One notifier (one connection) wakes the queues for every enqueue of this process.
+        notifier = PostgresNotifier(engine)
         backend = await stack.enter_async_context(
-            job_backend(settings=settings, engine=engine, queues=served)
+            job_backend(settings=settings, engine=engine, queues=served, notifier=notifier)
         )
         # A handler's follow-up jobs carry its job's trace context on.
-        uow = PostgresDatabase(engine, routes=SHOP_ROUTES, job_headers=job_headers(tracing))
+        uow = PostgresDatabase(
+            engine, routes=SHOP_ROUTES, job_headers=job_headers(tracing), notifier=notifier
+        )
         router = shop_router(settings=settings, uow=uow, tracing=tracing)
         for job_type, handler in handlers.items():
             router.register(job_type, handler)

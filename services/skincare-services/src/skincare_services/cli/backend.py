@@ -34,11 +34,16 @@ def run_on_backend(action: Callable[[Backend], Awaitable[T]], *, queues: Iterabl
 async def _run(
     settings: Settings, action: Callable[[Backend], Awaitable[T]], queues: tuple[str, ...]
 ) -> T:
+    from skincare_postgres import PostgresNotifier
     from skincare_services.backends import database_engine, job_backend
 
     async with AsyncExitStack() as stack:
         engine = await stack.enter_async_context(database_engine(settings=settings))
+        notifier = PostgresNotifier(engine)
         backend = await stack.enter_async_context(
-            job_backend(settings=settings, engine=engine, queues=queues)
+            job_backend(settings=settings, engine=engine, queues=queues, notifier=notifier)
         )
-        return await action(backend)
+        result = await action(backend)
+        # What the command enqueued wakes idle workers before the process exits.
+        await notifier.idle()
+        return result
