@@ -1,6 +1,7 @@
 """Every bench/compare program still runs (each with --quick, in the bench dependency group), and
 so do bench.queue_isolation, bench.bulk_enqueue, bench.worker_processes, bench.held_horizon,
-bench.notify_commit, bench.metrics_cost, bench.outcomes_cost and bench.terminate_storm."""
+bench.notify_commit, bench.metrics_cost, bench.outcomes_cost, bench.terminate_storm and
+bench.checkout_capacity."""
 
 from __future__ import annotations
 
@@ -183,3 +184,17 @@ def test_the_terminate_storm_program_loses_no_enqueue_under_the_storm() -> None:
     ]
     # The storm did kill connections: the run measured what it says it did.
     assert int(rows[3][2]) > 0, rows
+
+
+@pytest.mark.slow
+def test_the_checkout_capacity_program_steps_up_every_configuration() -> None:
+    done = _run_program("bench.checkout_capacity", "--quick")
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    lines = done.stdout.splitlines()
+    # Each of the four configurations tried both quick steps (a failed step is a verdict too).
+    assert sum(line.strip().startswith("25/s: p99") for line in lines) == 4, done.stdout
+    rows = [line.split(" | ") for line in lines if line.startswith("| ")]
+    assert [row[0] for row in rows] == ["| clients", "| ---", "| 16", "| 64"]
+    assert all(
+        float(cell.strip(" |").replace(",", "")) >= 0 for row in rows[2:] for cell in row[1:]
+    )
