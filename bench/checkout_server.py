@@ -23,8 +23,9 @@ import uvicorn
 from skincare_core.shop.catalogue import ShopService
 from skincare_core.shop.checkout import CheckoutService
 from skincare_core.shop.models import Order
-from skincare_core.shop.ports import OrderEmail, UnitOfWorkFactory
+from skincare_core.shop.ports import OrderEmail
 from skincare_core.shop.system_clock import SystemClock
+from skincare_core.shop.unit_of_work import UnitOfWorkFactory
 from skincare_core.shop.webhooks import PaymentWebhookService
 from skincare_core.testing.jobs import InMemoryQueue
 from skincare_core.testing.shop import InMemoryDatabase, RecordingEmailService

@@ -15,7 +15,7 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 from sqlalchemy.engine import make_url
 
-from skincare_core.shop.ports import UnitOfWorkFactory
+from skincare_core.shop.unit_of_work import UnitOfWorkFactory
 from skincare_core.testing.shop import ManualClock
 from skincare_http import ApiServices, ApiSettings, create_app
 from skincare_postgres import create_engine, upgrade

@@ -13,7 +13,8 @@ from skincare_core.shop.catalogue import ShopService
 from skincare_core.shop.checkout import CheckoutService
 from skincare_core.shop.job_types import SHOP_ROUTES
 from skincare_core.shop.models import Product, User
-from skincare_core.shop.ports import Clock, UnitOfWorkFactory
+from skincare_core.shop.ports import Clock
+from skincare_core.shop.unit_of_work import UnitOfWorkFactory
 from skincare_core.shop.webhooks import PaymentWebhookService
 from skincare_core.testing.jobs import InMemoryQueue
 from skincare_core.testing.shop import InMemoryDatabase

@@ -10,7 +10,7 @@ from skincare_core.jobs.codec import decode_job
 from skincare_core.jobs.job import Job
 from skincare_core.shop.job_types import SHOP_ROUTES
 from skincare_core.shop.models import Product, User
-from skincare_core.shop.ports import UnitOfWorkFactory
+from skincare_core.shop.unit_of_work import UnitOfWorkFactory
 from skincare_postgres import PostgresDatabase
 from skincare_postgres.schema import jobs, metadata, products, users
 

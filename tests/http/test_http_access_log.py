@@ -14,7 +14,7 @@ from litestar.testing import AsyncTestClient
 from skincare_core.log_context import bound_fields
 from skincare_core.shop.catalogue import ShopService
 from skincare_core.shop.models import Product
-from skincare_core.shop.ports import UnitOfWorkFactory
+from skincare_core.shop.unit_of_work import UnitOfWorkFactory
 from skincare_http import ApiServices, ApiSettings, create_app
 from tests.http.http_support import Seed, bearer
 

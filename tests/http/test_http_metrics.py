@@ -8,7 +8,7 @@ from litestar.testing import AsyncTestClient
 from prometheus_client import CollectorRegistry
 
 from skincare_core.jobs.errors import Unavailable
-from skincare_core.shop.ports import UnitOfWork
+from skincare_core.shop.unit_of_work import UnitOfWork
 from skincare_core.testing.shop import ManualClock
 from skincare_http import create_app
 from skincare_http.metrics import ApiMetrics

@@ -10,7 +10,7 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from skincare_core.shop.job_types import EXPIRE_UNPAID_ORDER, SEND_CONFIRMATION_EMAIL
-from skincare_core.shop.ports import UnitOfWorkFactory
+from skincare_core.shop.unit_of_work import UnitOfWorkFactory
 from skincare_core.testing.shop import ManualClock
 from tests.http.http_support import Backend, Seed, bearer
 

@@ -6,7 +6,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from skincare_core.shop.ports import UnitOfWorkFactory
+from skincare_core.shop.unit_of_work import UnitOfWorkFactory
 from tests.http.http_support import Backend, Seed, bearer
 
 pytestmark = pytest.mark.anyio

@@ -11,7 +11,7 @@ from litestar.testing import AsyncTestClient
 
 from skincare_core.shop.job_types import PROCESS_PAYMENT
 from skincare_core.shop.models import Order
-from skincare_core.shop.ports import UnitOfWorkFactory
+from skincare_core.shop.unit_of_work import UnitOfWorkFactory
 from skincare_core.testing.shop import ManualClock
 from skincare_http import sign_webhook
 from tests.http.http_support import WEBHOOK_SECRET, Backend, Seed, bearer, signed

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING
 
 from skincare_core.jobs.router import Router
 from skincare_core.shop.handlers import build_router
-from skincare_core.shop.ports import EmailService, InvoiceStore, UnitOfWorkFactory
+from skincare_core.shop.ports import EmailService, InvoiceStore
 from skincare_core.shop.system_clock import SystemClock
+from skincare_core.shop.unit_of_work import UnitOfWorkFactory
 from skincare_email import MaildirEmailService, SmtpEmailService
 from skincare_invoice import DirectoryInvoiceStore, PdfInvoiceRenderer
 from skincare_services.settings import Settings

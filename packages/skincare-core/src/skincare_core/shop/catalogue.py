@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from skincare_core.shop.errors import OrderNotFound, ProductNotFound, UserNotFound
 from skincare_core.shop.models import CartLine, Order, Product
-from skincare_core.shop.ports import UnitOfWorkFactory
+from skincare_core.shop.unit_of_work import UnitOfWorkFactory
 
 
 class ShopService:

@@ -11,7 +11,8 @@ from skincare_core.jobs.job import new_job
 from skincare_core.shop.errors import CartEmpty, DuplicateIdempotencyKey, OutOfStock
 from skincare_core.shop.job_types import EXPIRE_UNPAID_ORDER, SEND_CONFIRMATION_EMAIL
 from skincare_core.shop.models import CartLine, NewOrder, Order, OrderItem
-from skincare_core.shop.ports import Clock, UnitOfWork, UnitOfWorkFactory
+from skincare_core.shop.ports import Clock
+from skincare_core.shop.unit_of_work import UnitOfWork, UnitOfWorkFactory
 
 logger = logging.getLogger(__name__)
 

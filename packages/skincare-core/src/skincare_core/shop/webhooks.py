@@ -8,7 +8,7 @@ from skincare_core.jobs.job import new_job
 from skincare_core.shop.errors import OrderNotFound
 from skincare_core.shop.job_types import PROCESS_PAYMENT
 from skincare_core.shop.models import PaymentEvent
-from skincare_core.shop.ports import UnitOfWorkFactory
+from skincare_core.shop.unit_of_work import UnitOfWorkFactory
 
 logger = logging.getLogger(__name__)
 

@@ -17,13 +17,8 @@ from skincare_core.shop.job_types import (
     SEND_PAYMENT_RECEIVED_EMAIL,
 )
 from skincare_core.shop.models import NotificationType
-from skincare_core.shop.ports import (
-    Clock,
-    EmailService,
-    InvoiceRenderer,
-    InvoiceStore,
-    UnitOfWorkFactory,
-)
+from skincare_core.shop.ports import Clock, EmailService, InvoiceRenderer, InvoiceStore
+from skincare_core.shop.unit_of_work import UnitOfWorkFactory
 
 __all__ = [
     "InvoiceHandler",

@@ -22,13 +22,8 @@ from skincare_core.shop.errors import AlreadyNotified
 from skincare_core.shop.handlers.payloads import order_id_of
 from skincare_core.shop.handlers.send_claims import OrderSend, SendClaims
 from skincare_core.shop.models import NotificationType, Order, SendClaim, User
-from skincare_core.shop.ports import (
-    Clock,
-    EmailService,
-    OrderEmail,
-    UnitOfWork,
-    UnitOfWorkFactory,
-)
+from skincare_core.shop.ports import Clock, EmailService, OrderEmail
+from skincare_core.shop.unit_of_work import UnitOfWork, UnitOfWorkFactory
 
 logger = logging.getLogger(__name__)
 

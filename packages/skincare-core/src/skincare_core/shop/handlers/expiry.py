@@ -6,7 +6,7 @@ import logging
 
 from skincare_core.jobs.job import Job
 from skincare_core.shop.handlers.payloads import order_id_of
-from skincare_core.shop.ports import UnitOfWorkFactory
+from skincare_core.shop.unit_of_work import UnitOfWorkFactory
 
 logger = logging.getLogger(__name__)
 

@@ -9,13 +9,8 @@ import anyio
 from skincare_core.jobs.job import Job
 from skincare_core.shop.handlers.payloads import order_id_of
 from skincare_core.shop.models import InvoiceRecord, Order, OrderStatus, User
-from skincare_core.shop.ports import (
-    Clock,
-    InvoiceData,
-    InvoiceRenderer,
-    InvoiceStore,
-    UnitOfWorkFactory,
-)
+from skincare_core.shop.ports import Clock, InvoiceData, InvoiceRenderer, InvoiceStore
+from skincare_core.shop.unit_of_work import UnitOfWorkFactory
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,8 @@ from skincare_core.shop.errors import (
 from skincare_core.shop.handlers.payloads import event_id_of
 from skincare_core.shop.job_types import GENERATE_INVOICE_PDF, SEND_PAYMENT_RECEIVED_EMAIL
 from skincare_core.shop.models import OrderStatus, PaymentStatus
-from skincare_core.shop.ports import Clock, UnitOfWorkFactory
+from skincare_core.shop.ports import Clock
+from skincare_core.shop.unit_of_work import UnitOfWorkFactory
 
 logger = logging.getLogger(__name__)
 

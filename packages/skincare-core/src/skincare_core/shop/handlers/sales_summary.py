@@ -20,8 +20,9 @@ from skincare_core.shop.handlers.payloads import tick_of
 from skincare_core.shop.handlers.send_claims import ReportSend, SendClaims
 from skincare_core.shop.job_types import SEND_DAILY_SALES_SUMMARY
 from skincare_core.shop.models import DailySales, SendClaim
-from skincare_core.shop.ports import Clock, EmailService, SalesSummaryEmail, UnitOfWorkFactory
+from skincare_core.shop.ports import Clock, EmailService, SalesSummaryEmail
 from skincare_core.shop.sales import SHOP_TIMEZONE, SalesDay, day_before
+from skincare_core.shop.unit_of_work import UnitOfWorkFactory
 
 logger = logging.getLogger(__name__)
 

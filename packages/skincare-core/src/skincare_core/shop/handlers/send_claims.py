@@ -16,7 +16,8 @@ import anyio
 from attrs import frozen
 
 from skincare_core.shop.models import NotificationType, SendClaim
-from skincare_core.shop.ports import Clock, UnitOfWork, UnitOfWorkFactory
+from skincare_core.shop.ports import Clock
+from skincare_core.shop.unit_of_work import UnitOfWork, UnitOfWorkFactory
 
 logger = logging.getLogger(__name__)
 
