@@ -14,6 +14,7 @@ import pytest
 from skincare_services.local import stop_process, wait_for
 from skincare_services.seed import SeededShop
 from tests.e2e.e2e_client import api_process, base_env, maildir_count, worker_process
+from tests.e2e.otlp_receiver import otlp_receiver
 
 pytestmark = pytest.mark.slow
 Span = dict[str, object]
@@ -59,6 +60,37 @@ def test_a_checkout_and_its_confirmation_email_are_one_trace(
     api_span_ids = {_context(s)["span_id"] for s in _spans(traces / "api.jsonl")}
     assert job["parent_id"] in api_span_ids
     assert send["parent_id"] == _context(job)["span_id"]
+
+
+def test_a_checkout_traced_to_an_otlp_collector_arrives_as_one_trace(
+    database_url: str, shop: SeededShop, home: Path
+) -> None:
+    with otlp_receiver() as (endpoint, received):
+        # The SDK's batch processor sends every 100 ms here, not every 5 s.
+        env, port = base_env(
+            database_url, home, SKINCARE_OTLP_ENDPOINT=endpoint, OTEL_BSP_SCHEDULE_DELAY="100"
+        )
+        worker = worker_process(env, home)
+        try:
+            with api_process(env, port, home) as client:
+                client.checkout(shop.user_ids[0], shop.product_ids[0], key="otlp-1")
+                assert wait_for(lambda: maildir_count(home) == 1, 30)
+                assert wait_for(lambda: "email.send" in {s.name for s in received}, 10)
+        finally:
+            assert stop_process(worker) == 0
+        spans = list(received)
+    [request] = [s for s in spans if s.name == "POST /v1/orders"]
+    [job] = [s for s in spans if s.name == "send_confirmation_email"]
+    [send] = [s for s in spans if s.name == "email.send"]
+    assert (request.service, job.service, send.service) == (
+        "skincare-api",
+        "skincare-worker",
+        "skincare-worker",
+    )
+    assert request.trace_id == job.trace_id == send.trace_id
+    api_span_ids = {s.span_id for s in spans if s.service == "skincare-api"}
+    assert job.parent_id in api_span_ids
+    assert send.parent_id == job.span_id
 
 
 # Makes `opentelemetry` unimportable, as it is where the otel extra is not installed.
@@ -108,10 +140,14 @@ def test_a_worker_without_tracing_configured_imports_nothing_of_it() -> None:
     assert (result.returncode, result.stdout.strip()) == (0, "[]"), result.stderr
 
 
-def test_tracing_configured_without_the_extra_is_a_one_line_error() -> None:
-    result = _build(extra={"SKINCARE_TRACE_DIR": "/tmp/none"}, api=True, installed=False)
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("SKINCARE_TRACE_DIR", "/tmp/none"), ("SKINCARE_OTLP_ENDPOINT", "http://127.0.0.1:9")],
+)
+def test_tracing_configured_without_the_extra_is_a_one_line_error(name: str, value: str) -> None:
+    result = _build(extra={name: value}, api=True, installed=False)
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        "skincare-api: SKINCARE_TRACE_DIR is set but the otel extra is not installed"
+        f"skincare-api: {name} is set but the otel extra is not installed"
         " (install skincare-services[otel])"
     ]

@@ -61,6 +61,7 @@ def test_a_payment_window_takes_a_unit(raw: str, window: timedelta) -> None:
 
 
 _ADMIN = "SKINCARE_ADMIN_EMAIL: expected an e-mail address like admin@example.com"
+_OTLP = "SKINCARE_OTLP_ENDPOINT: expected an http(s) URL like http://127.0.0.1:4318"
 _BY_PREFIX = "is replaced by SKINCARE_SQS_QUEUE_PREFIX: one SQS queue and DLQ per named queue"
 
 
@@ -85,6 +86,8 @@ _BY_PREFIX = "is replaced by SKINCARE_SQS_QUEUE_PREFIX: one SQS queue and DLQ pe
         ("SKINCARE_ADMIN_EMAIL", "a@b@c", f"{_ADMIN}, got 'a@b@c'"),
         ("SKINCARE_ADMIN_EMAIL", "@toko.test", f"{_ADMIN}, got '@toko.test'"),
         ("SKINCARE_ADMIN_EMAIL", "Admin <a@toko.test>", f"{_ADMIN}, got 'Admin <a@toko.test>'"),
+        ("SKINCARE_OTLP_ENDPOINT", "127.0.0.1:4318", f"{_OTLP}, got '127.0.0.1:4318'"),
+        ("SKINCARE_OTLP_ENDPOINT", "grpc://c:4317", f"{_OTLP}, got 'grpc://c:4317'"),
     ],
 )
 def test_a_bad_value_names_its_variable(name: str, value: str, expected: str) -> None:

@@ -1,4 +1,5 @@
-"""A process's tracer: spans as JSON lines in a file per service, and the API's plugin."""
+"""A process's tracer (spans to an OTLP collector, or as JSON lines in a file per service) and
+the API's plugin."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ from attrs import frozen
 from litestar.plugins.opentelemetry import OpenTelemetryConfig, OpenTelemetryPlugin
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SimpleSpanProcessor
+from opentelemetry.sdk.trace.export import (
+    BatchSpanProcessor,
+    ConsoleSpanExporter,
+    SimpleSpanProcessor,
+)
 from opentelemetry.trace import Tracer
 
 
@@ -20,15 +25,31 @@ class Tracing:
     tracer: Tracer
 
 
-def file_tracing(directory: Path, *, service: str) -> Tracing:
-    """Spans of `service` appended to directory/<service>.jsonl, one JSON object a line, as
-    each span ends (for local runs and tests; production exports with its own processor)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    stream = (directory / f"{service}.jsonl").open("a", encoding="utf-8", buffering=1)
+def process_tracing(
+    *, service: str, directory: Path | None = None, otlp_endpoint: str | None = None
+) -> Tracing:
+    """The tracing of process `service` (named skincare-<service> in its spans), exporting to
+    each destination given: an OTLP/HTTP collector at `otlp_endpoint` (its base URL; spans
+    are batched, sent from a thread of the SDK's and flushed at exit), and
+    directory/<service>.jsonl, one JSON object a line as each span ends (local runs, tests)."""
     provider = TracerProvider(resource=Resource.create({"service.name": f"skincare-{service}"}))
-    exporter = ConsoleSpanExporter(out=stream, formatter=_one_line)
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    if otlp_endpoint:
+        # Imported here: a process tracing to a file does not load the HTTP exporter.
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+        endpoint = otlp_endpoint.rstrip("/") + "/v1/traces"
+        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint)))
+    if directory is not None:
+        directory.mkdir(parents=True, exist_ok=True)
+        stream = (directory / f"{service}.jsonl").open("a", encoding="utf-8", buffering=1)
+        exporter = ConsoleSpanExporter(out=stream, formatter=_one_line)
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
     return Tracing(provider, provider.get_tracer("skincare"))
+
+
+def file_tracing(directory: Path, *, service: str) -> Tracing:
+    """Spans of `service` appended to directory/<service>.jsonl only."""
+    return process_tracing(service=service, directory=directory)
 
 
 def in_memory(provider: TracerProvider) -> Tracing:

@@ -56,6 +56,12 @@ def _email_address(_: object, attribute: attrs.Attribute[str], value: str) -> No
         raise ValueError(f"expected an e-mail address like admin@example.com, got {value!r}")
 
 
+def _http_url(_: object, attribute: attrs.Attribute[str], value: str) -> None:
+    scheme, sep, rest = value.partition("://")
+    if value and not (scheme in ("http", "https") and sep and rest):
+        raise ValueError(f"expected an http(s) URL like http://127.0.0.1:4318, got {value!r}")
+
+
 @frozen
 class Settings:
     """Everything a process can be told; secrets are kept out of repr and logs."""
@@ -97,6 +103,8 @@ class Settings:
     worker_stale_seconds: int = field(default=60, validator=_positive)
     # Tracing (the `otel` extra): spans as JSON lines in <dir>/<service>.jsonl; empty: no tracing.
     trace_dir: str = ""
+    # Tracing to an OTLP/HTTP collector at this base URL (spans to <url>/v1/traces); empty: none.
+    otlp_endpoint: str = field(default="", validator=_http_url)
 
     @property
     def visibility_timeout(self) -> timedelta:

@@ -1,4 +1,5 @@
-"""Tracing of a process, when SKINCARE_TRACE_DIR asks for it: built from the `otel` extra,
+"""Tracing of a process, when SKINCARE_OTLP_ENDPOINT or SKINCARE_TRACE_DIR asks for it: built
+from the `otel` extra,
 which is imported only then (a process without tracing loads nothing of OpenTelemetry)."""
 
 from __future__ import annotations
@@ -18,18 +19,22 @@ if TYPE_CHECKING:
 def process_tracing(settings: Settings, *, service: str) -> Tracing | None:
     """The process's tracing; None when not configured. Configured without the extra installed
     is a one-line error and exit status 2."""
-    if not settings.trace_dir:
+    if not (settings.trace_dir or settings.otlp_endpoint):
         return None
     try:
-        from skincare_otel import file_tracing
+        from skincare_otel import process_tracing as otel_tracing
     except ImportError:
+        asked = "SKINCARE_OTLP_ENDPOINT" if settings.otlp_endpoint else "SKINCARE_TRACE_DIR"
         print(
-            f"skincare-{service}: SKINCARE_TRACE_DIR is set but the otel extra is not installed"
+            f"skincare-{service}: {asked} is set but the otel extra is not installed"
             " (install skincare-services[otel])",
             file=sys.stderr,
         )
         raise SystemExit(2) from None
-    return file_tracing(Path(settings.trace_dir), service=service)
+    directory = Path(settings.trace_dir) if settings.trace_dir else None
+    return otel_tracing(
+        service=service, directory=directory, otlp_endpoint=settings.otlp_endpoint or None
+    )
 
 
 def job_headers(tracing: Tracing | None) -> HeaderSource | None:
