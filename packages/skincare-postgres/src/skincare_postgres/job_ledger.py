@@ -18,7 +18,7 @@ from skincare_core.jobs.outcomes import RECENT, OutcomeCounts
 from skincare_postgres import ledger_sql as sql
 from skincare_postgres.outbox_storage import PostgresOutboxStorage
 from skincare_postgres.outcomes import PRUNE_PARAMS, read_recent
-from skincare_postgres.outcomes_sql import PRUNE
+from skincare_postgres.outcomes_sql import COUNT_FINISHED, PRUNE
 
 _SWEEP_EVERY = 600.0
 
@@ -80,6 +80,12 @@ class PostgresJobLedger(PostgresOutboxStorage):
             done, dead = (0, len(job_ids)) if failed else (len(job_ids), 0)
             params = {"ids": list(job_ids), "queue": queue, "done": done, "failed": dead}
             await self._autocommit.run(sql.FINISH, params)
+
+    async def count_dead(self, queue: str, count: int) -> None:
+        """`count` messages of `queue` that had no row (bodies that were no job) went dead:
+        counted failed."""
+        params = {"queue": queue, "done": 0, "failed": count}
+        await self._autocommit.run(COUNT_FINISHED, params)
 
     async def recent(self, window: timedelta = RECENT) -> Mapping[str, OutcomeCounts]:
         """Per named queue, the jobs finished in the minutes that started within `window`."""

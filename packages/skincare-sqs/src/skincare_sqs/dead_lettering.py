@@ -36,8 +36,9 @@ class DeadLettering:
         reason: str,
         attempts: int,
         message_id: str,
-    ) -> None:
-        """Send `body` with `names` and the stamp to the DLQ, then delete the message."""
+    ) -> bool:
+        """Send `body` with `names` and the stamp to the DLQ, then delete the message; False
+        when it cannot be stamped (too large: it stays, for the redrive policy)."""
         now = datetime.now(UTC)
         attributes = stamped(
             body, names, reason=reason, attempts=attempts, message_id=message_id, dead_at=now
@@ -45,7 +46,7 @@ class DeadLettering:
         if attributes is None:
             fields = {"message_id": message_id, "error": reason, "body_bytes": len(body.encode())}
             logger.error("sqs.dead_letter_too_large", extra=fields)
-            return
+            return False
         await move(
             self._client,
             body=body,
@@ -55,9 +56,10 @@ class DeadLettering:
             receipt=receipt,
         )
         self._leases.forget(receipt)
+        return True
 
-    async def reject(self, raw: SqsMessage, reason: str) -> None:
-        """A received body that is no job dies at its first delivery.
+    async def reject(self, raw: SqsMessage, reason: str) -> bool:
+        """A received body that is no job dies at its first delivery; whether it was moved.
 
         If SQS refuses the move, the message comes back later and the redrive policy is the
         last resort; the other messages of the same receive are not held up.
@@ -65,7 +67,7 @@ class DeadLettering:
         message_id = raw["MessageId"]
         logger.error("sqs.invalid_body", extra={"message_id": message_id, "error": reason})
         try:
-            await self.move(
+            return await self.move(
                 raw["ReceiptHandle"],
                 raw["Body"],
                 {},
@@ -76,3 +78,4 @@ class DeadLettering:
         except SqsUnavailable as exc:
             fields = {"message_id": message_id, "error": repr(exc)}
             logger.error("sqs.dead_letter_failed", extra=fields)
+            return False

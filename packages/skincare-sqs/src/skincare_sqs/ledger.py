@@ -11,7 +11,8 @@ outbox (skincare-postgres implements this as `PostgresJobLedger`):
 - receiving marks the rows `running`; a job cancelled after it was sent is acked unrun;
 - cancel deletes an unsent row, or turns a sent (not running) one into a tombstone;
 - a job's end (acked: done; dead-lettered: failed) is counted per named queue and minute in the
-  statement that drops its row, and read back as the backend's `JobOutcomes`.
+  statement that drops its row, and read back as the backend's `JobOutcomes`; a received body
+  that is no job (no row) is counted failed when it is moved to the DLQ.
 
 It is a port of this adapter, not of the engine: only the SQS backend needs it.
 """
@@ -46,6 +47,10 @@ class JobLedger(OutboxStorage, JobOutcomes, Protocol):
     async def finish(self, job_ids: Sequence[str], *, queue: str, failed: bool) -> None:
         """These jobs of `queue` were acked (or, `failed`, went dead): their rows and keys go,
         and they count as done (or failed) in one statement."""
+
+    async def count_dead(self, queue: str, count: int) -> None:
+        """`count` messages of `queue` that were no job (no row) went to the DLQ: counted
+        failed."""
 
     async def cancel(self, job_id: str, queue: str) -> bool:
         """Cancel an unsent, waiting or scheduled job of `queue`; whether one was cancelled."""

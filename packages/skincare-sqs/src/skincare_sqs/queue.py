@@ -22,6 +22,7 @@ from skincare_sqs.acks import AckBatcher
 from skincare_sqs.calls import call, call_on_receipt
 from skincare_sqs.dead_lettering import DeadLettering
 from skincare_sqs.dead_letters import SqsDeadLetters
+from skincare_sqs.deletions import LedgeredDeletes
 from skincare_sqs.leases import Leases
 from skincare_sqs.ledger import JobLedger
 from skincare_sqs.ledgered import enqueue_through
@@ -38,10 +39,6 @@ from skincare_sqs.wire import (
 
 if TYPE_CHECKING:
     from types_boto3_sqs.client import SQSClient
-    from types_boto3_sqs.type_defs import (
-        DeleteMessageBatchRequestEntryTypeDef,
-        DeleteMessageBatchResultTypeDef,
-    )
 
 _BATCH = 10
 
@@ -79,7 +76,10 @@ class SqsQueue:
         self._dead_lettering = DeadLettering(
             client, queue_url=queue_url, dlq_url=dlq_url, leases=self._leases
         )
-        self._acks = AckBatcher(self._delete_batch, ack_linger.total_seconds())
+        deletes = LedgeredDeletes(
+            client, queue_url=queue_url, queue=name, running=self._running, ledger=ledger
+        )
+        self._acks = AckBatcher(deletes, ack_linger.total_seconds())
         self.dead_letters = SqsDeadLetters(
             client,
             queue_url=queue_url,
@@ -185,7 +185,7 @@ class SqsQueue:
         if body is None:  # received by another SqsQueue: the job is all there is
             body = encode_job(message.job)
         message_id = self._leases.message_id(message.receipt) or ""
-        await self._dead_lettering.move(
+        moved = await self._dead_lettering.move(
             message.receipt,
             body,
             job_attributes(message.job),
@@ -194,7 +194,7 @@ class SqsQueue:
             message_id=message_id,
         )
         self._running.pop(message.receipt)
-        if self._ledger is not None:
+        if moved and self._ledger is not None:
             await self._ledger.finish([message.job.id], queue=self.name, failed=True)
 
     async def _accept(self, raw: SqsMessage) -> Message | None:
@@ -203,7 +203,8 @@ class SqsQueue:
         try:
             job = decode_job(raw["Body"])
         except InvalidJob as exc:
-            await self._dead_lettering.reject(raw, str(exc))
+            if await self._dead_lettering.reject(raw, str(exc)) and self._ledger is not None:
+                await self._ledger.count_dead(self.name, 1)
             return None
         self._bodies.keep(receipt, raw["Body"])
         return Message(receipt=receipt, job=job, attempts=attempts, enqueued_at=sent_at(raw))
@@ -231,18 +232,6 @@ class SqsQueue:
             VisibilityTimeout=seconds,
         )
         return response is not None
-
-    async def _delete_batch(
-        self, entries: builtins.list[DeleteMessageBatchRequestEntryTypeDef]
-    ) -> DeleteMessageBatchResultTypeDef:
-        result = await call(
-            self._client.delete_message_batch, QueueUrl=self._queue_url, Entries=entries
-        )
-        done = [self._running.pop(e["ReceiptHandle"]) for e in entries]
-        if self._ledger is not None:
-            finished = [job_id for job_id in done if job_id is not None]
-            await self._ledger.finish(finished, queue=self.name, failed=False)
-        return result
 
 
 def _check_long_poll(client: SQSClient, wait_time_seconds: int) -> None:
