@@ -9,11 +9,14 @@ from typing import Any
 from skincare_core.jobs.backend import Backend
 from skincare_core.shop.job_types import SHOP_ROUTES
 from skincare_postgres import PostgresJobLedger, create_engine
+from skincare_services.backends import redrive_receive_count
 from skincare_sqs import MAX_DELAY, QueueUrls, ensure_queues, sqs_backend
 
 
 def shop_queues(client: Any, prefix: str, **options: int) -> dict[str, QueueUrls]:
-    """An SQS queue and DLQ for each of the shop's named queues, under `prefix`."""
+    """An SQS queue and DLQ for each of the shop's named queues, under `prefix`, with the
+    maxReceiveCount `skincare dev` gives them unless `options` say otherwise."""
+    options = {"max_receive_count": redrive_receive_count(5), **options}
     return ensure_queues(client, prefix, SHOP_ROUTES.names, **options)
 
 

@@ -39,7 +39,12 @@ def ensure_queues(
     visibility_timeout: int = 30,
 ) -> dict[str, QueueUrls]:
     """Create `<prefix>-<queue>` and its `-dlq` for each named queue unless they exist; the
-    urls by named queue. Blocking, like `ensure_queue`."""
+    urls by named queue. Blocking, like `ensure_queue`.
+
+    SQS moves a message received `max_receive_count` times to the DLQ itself, whatever the
+    worker's retry policy: give it more than the most attempts any job type gets, so that the
+    worker dead-letters (with the handler's reason) and SQS only moves what a dying worker left.
+    """
     return {
         queue: ensure_queue(
             client,
@@ -90,3 +95,10 @@ def ensure_queue(
     # differ, and setting them again is what makes this idempotent and convergent.
     call(client.set_queue_attributes, QueueUrl=queue_url, Attributes=attributes)
     return QueueUrls(queue_url=str(queue_url), dlq_url=str(dlq_url))
+
+
+def max_receive_count(client: SQSClient, queue_url: str) -> int | None:
+    """The maxReceiveCount of the queue's redrive policy (None: the queue has none). Blocking."""
+    answer = call(client.get_queue_attributes, QueueUrl=queue_url, AttributeNames=["RedrivePolicy"])
+    policy = answer.get("Attributes", {}).get("RedrivePolicy")
+    return None if policy is None else int(json.loads(policy)["maxReceiveCount"])

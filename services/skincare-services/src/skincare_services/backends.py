@@ -5,15 +5,32 @@ Used by the worker's composition root and by the CLI's commands; boto3 loads onl
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable
+import logging
+from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from typing import TYPE_CHECKING
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.backend import Backend
 from skincare_core.shop.job_types import SHOP_ROUTES
+from skincare_core.shop.retry_policies import SHOP_RETRY_POLICIES
 from skincare_postgres import PostgresNotifier, create_engine, postgres_backend
 from skincare_services.settings import Settings
+
+if TYPE_CHECKING:
+    from types_boto3_sqs.client import SQSClient
+
+    from skincare_sqs import QueueUrls
+
+logger = logging.getLogger(__name__)
+
+
+def redrive_receive_count(max_attempts: int) -> int:
+    """The maxReceiveCount an SQS queue needs: one more than the most attempts any job type
+    gets (the shop's policies, or `max_attempts` for the others), so the worker dead-letters
+    each job itself, with its reason, and SQS moves only what a dying worker left."""
+    return max(max_attempts, *(p.attempts for p in SHOP_RETRY_POLICIES.values())) + 1
 
 
 @asynccontextmanager
@@ -68,6 +85,8 @@ async def _sqs_backend(
     urls = await anyio.to_thread.run_sync(
         lambda: queue_urls(client, settings.sqs_queue_prefix, names)
     )
+    needed = redrive_receive_count(settings.max_attempts)
+    await anyio.to_thread.run_sync(lambda: warn_short_redrive(client, urls, served, needed))
     # Schedules and rate windows live in the ledger's database, shared by every process.
     return sqs_backend(
         client,
@@ -78,3 +97,17 @@ async def _sqs_backend(
         schedules=PostgresScheduleStore(engine),
         rate_limiter=PostgresRateLimiter(engine),
     )
+
+
+def warn_short_redrive(
+    client: SQSClient, urls: Mapping[str, QueueUrls], served: Iterable[str], needed: int
+) -> None:
+    """Log a warning for each served queue whose redrive policy moves messages to the DLQ
+    before the retry policies are done with them (below `needed` receives). Blocking."""
+    from skincare_sqs.provisioning import max_receive_count
+
+    for queue in served:
+        count = max_receive_count(client, urls[queue].queue_url)
+        if count is not None and count < needed:
+            fields = {"queue": queue, "max_receive_count": count, "needed": needed}
+            logger.warning("sqs.redrive_before_retries_end", extra=fields)

@@ -16,6 +16,7 @@ from skincare_core.shop.job_types import SHOP_ROUTES
 from skincare_http import issue_token
 from skincare_postgres import upgrade
 from skincare_services.aws import aws_client
+from skincare_services.backends import redrive_receive_count
 from skincare_services.local import (
     embedded_postgres,
     moto_server,
@@ -25,6 +26,7 @@ from skincare_services.local import (
 )
 from skincare_services.local_env import DEV_JWT_SECRET, local_env
 from skincare_services.seed import seed_demo_data
+from skincare_services.settings import load_settings
 from skincare_sqs import ensure_queues
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -72,19 +74,10 @@ def _run(*, queue: str, home: Path, port: int) -> None:
         url = stack.enter_context(embedded_postgres(home / "pg", keep=True))
         upgrade(url)
         users = anyio.run(seed_demo_data, url)
-        sqs = None
-        if queue == "sqs":
-            endpoint = stack.enter_context(moto_server())
-            client = aws_client(
-                "sqs",
-                endpoint_url=endpoint,
-                region_name="us-east-1",
-                aws_access_key_id="local",
-                aws_secret_access_key="local",
-            )
-            ensure_queues(client, "skincare-jobs", SHOP_ROUTES.names)
-            sqs = (endpoint, "skincare-jobs")
+        sqs = None if queue != "sqs" else (stack.enter_context(moto_server()), "skincare-jobs")
         env = local_env(database_url=url, home=home, port=port, sqs=sqs)
+        if sqs is not None:
+            _create_queues(sqs[0], load_settings(env).max_attempts)
         api = start_process("skincare_services.api", env, sys.stdout.buffer)
         stack.callback(stop_process, api)
         worker = start_process("skincare_services.worker", env, sys.stdout.buffer)
@@ -95,6 +88,18 @@ def _run(*, queue: str, home: Path, port: int) -> None:
         _banner(users, home, port)
         while api.poll() is None and worker.poll() is None:
             time.sleep(0.5)
+
+
+def _create_queues(endpoint: str, max_attempts: int) -> None:
+    client = aws_client(
+        "sqs",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="local",
+        aws_secret_access_key="local",
+    )
+    count = redrive_receive_count(max_attempts)
+    ensure_queues(client, "skincare-jobs", SHOP_ROUTES.names, max_receive_count=count)
 
 
 def _banner(users: list[tuple[int, str]], home: Path, port: int) -> None:
