@@ -40,13 +40,14 @@ async def test_a_stalled_network_delays_the_worker_but_loses_nothing(
     before = [new_job("noop") for _ in range(5)]
     during = [new_job("noop") for _ in range(5)]
     with TcpProxy(upstream_of(own_database)) as proxy:
-        engine = create_engine(through(own_database, proxy.port), pool_size=2)
-        queue = PostgresQueue(
-            engine,
-            poll_interval=timedelta(seconds=0.5),
+        # The queue's own connections take the engine's timeouts.
+        engine = create_engine(
+            through(own_database, proxy.port),
+            pool_size=2,
             statement_timeout=timedelta(seconds=1),
             connect_timeout=timedelta(seconds=1),
         )
+        queue = PostgresQueue(engine, poll_interval=timedelta(seconds=0.5))
         try:
             async with queue, anyio.create_task_group() as tg:
                 tg.start_soon(Worker(queue=queue, router=router, concurrency=4).run)

@@ -3,8 +3,9 @@
 The server enforces statement_timeout only on statements it receives: on a stalled network
 (connections accepted, nothing answered) a statement or a commit would wait forever. So the
 engine also carries a client-side deadline, statement timeout + connect timeout, which the
-unit of work and `Autocommit` put around each statement (`client_deadline`), as the queue's
-dedicated connections do.
+unit of work and `Autocommit` put around each statement (`client_deadline`). The engine carries
+the two timeouts themselves too (`engine_timeouts`): the queue's and the notifier's dedicated
+connections take theirs from it, so one setting bounds every connection of a process.
 
 SQLAlchemy earns its place here as the connection pool (and the unit of work's transaction on a
 pooled connection); the statements themselves run on psycopg (see `execution.py`).
@@ -17,15 +18,17 @@ from datetime import timedelta
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+DEFAULT_CONNECT_TIMEOUT = timedelta(seconds=5)
+DEFAULT_STATEMENT_TIMEOUT = timedelta(seconds=30)
 # An execution option of our own: SQLAlchemy keeps it with the engine and every copy of it.
-_DEADLINE_OPTION = "skincare_client_deadline"
+_TIMEOUTS_OPTION = "skincare_timeouts"
 
 
 def create_engine(
     url: str | URL,
     *,
-    connect_timeout: timedelta = timedelta(seconds=5),
-    statement_timeout: timedelta = timedelta(seconds=30),
+    connect_timeout: timedelta = DEFAULT_CONNECT_TIMEOUT,
+    statement_timeout: timedelta = DEFAULT_STATEMENT_TIMEOUT,
     pool_size: int = 10,
     **kwargs: object,
 ) -> AsyncEngine:
@@ -38,7 +41,7 @@ def create_engine(
         async_url(url),
         connect_args={"connect_timeout": seconds, "options": f"-c statement_timeout={millis}"},
         pool_size=pool_size,
-        execution_options={_DEADLINE_OPTION: (statement_timeout + connect_timeout).total_seconds()},
+        execution_options={_TIMEOUTS_OPTION: (connect_timeout, statement_timeout)},
         **kwargs,
     )
 
@@ -46,8 +49,22 @@ def create_engine(
 def client_deadline(engine: AsyncEngine) -> float | None:
     """Seconds after which the client gives up on a statement of `engine`'s pooled connections
     (None, no deadline, for an engine `create_engine` did not make)."""
-    seconds = engine.get_execution_options().get(_DEADLINE_OPTION)
-    return None if seconds is None else float(seconds)
+    timeouts = engine.get_execution_options().get(_TIMEOUTS_OPTION)
+    return None if timeouts is None else sum(timeouts, timedelta()).total_seconds()
+
+
+def engine_timeouts(
+    engine: AsyncEngine, *, connect: timedelta | None = None, statement: timedelta | None = None
+) -> tuple[timedelta, timedelta]:
+    """The connect and statement timeouts for a connection opened beside `engine`'s pool:
+    `connect` and `statement` where given, else those `create_engine` gave the engine (the
+    defaults for an engine it did not make)."""
+    own = engine.get_execution_options().get(_TIMEOUTS_OPTION)
+    own_connect, own_statement = own or (DEFAULT_CONNECT_TIMEOUT, DEFAULT_STATEMENT_TIMEOUT)
+    return (
+        own_connect if connect is None else connect,
+        own_statement if statement is None else statement,
+    )
 
 
 def async_url(url: str | URL) -> URL:

@@ -24,7 +24,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_postgres.connection import DedicatedConnection
-from skincare_postgres.engine import libpq_conninfo
+from skincare_postgres.engine import engine_timeouts, libpq_conninfo
 
 logger = logging.getLogger(__name__)
 
@@ -52,9 +52,11 @@ class PostgresNotifier:
         engine: AsyncEngine,
         *,
         tick: timedelta = DEFAULT_TICK,
-        connect_timeout: timedelta = timedelta(seconds=5),
+        connect_timeout: timedelta | None = None,
     ) -> None:
+        """`connect_timeout`: None, the engine's (`engine_timeouts`)."""
         self._tick = tick.total_seconds()
+        connect_timeout, _ = engine_timeouts(engine, connect=connect_timeout)
         self._conn = DedicatedConnection(
             libpq_conninfo(engine.url),
             connect_timeout=connect_timeout,

@@ -28,7 +28,7 @@ from skincare_postgres.claim_floor import SWEEP_EVERY, ClaimFloor
 from skincare_postgres.claims import ClaimBatcher
 from skincare_postgres.connection import DedicatedConnection
 from skincare_postgres.dead_letters import PostgresDeadLetters
-from skincare_postgres.engine import libpq_conninfo
+from skincare_postgres.engine import engine_timeouts, libpq_conninfo
 from skincare_postgres.listener import JobListener
 from skincare_postgres.notifier import PostgresNotifier
 from skincare_postgres.outcomes import PRUNE_PARAMS, PruneSchedule
@@ -60,20 +60,24 @@ class PostgresQueue(PostgresDeadLetters):
         visibility_timeout: timedelta = timedelta(seconds=30),
         poll_interval: timedelta = timedelta(seconds=1),
         channel: str = JOBS_CHANNEL,
-        connect_timeout: timedelta = timedelta(seconds=5),
-        statement_timeout: timedelta = timedelta(seconds=30),
+        connect_timeout: timedelta | None = None,
+        statement_timeout: timedelta | None = None,
         claim_sweep_every: timedelta = timedelta(seconds=SWEEP_EVERY),
         notifier: PostgresNotifier | None = None,
     ) -> None:
         """`claim_sweep_every`: how often a claim reads the claim index from its start rather
         than from the floor (claim_floor.py); zero makes every claim do so. `notifier` wakes
-        the workers of the jobs this queue enqueues, after the commit (None: one of its own)."""
+        the workers of the jobs this queue enqueues, after the commit (None: one of its own).
+        The timeouts of its own connections are the engine's (`engine_timeouts`) unless given."""
         super().__init__(engine, channel)
         self.name = check_queue_name(name)
         self._sink = PostgresSink(engine, channel=channel, notifier=notifier)
         self._visibility = visibility_timeout
         self._poll = poll_interval.total_seconds()
         conninfo = libpq_conninfo(engine.url)
+        connect_timeout, statement_timeout = engine_timeouts(
+            engine, connect=connect_timeout, statement=statement_timeout
+        )
         settings = {**_HOT_PATH_SETTINGS, "statement_timeout": _millis(statement_timeout)}
         deadline = statement_timeout + connect_timeout
         self._claims = DedicatedConnection(
