@@ -9,6 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from skincare_postgres.engine import client_deadline, engine_timeouts
+from skincare_services.backends import configured_engine
 from skincare_services.settings import (
     DatabaseSettings,
     SettingsError,
@@ -38,6 +40,8 @@ def test_defaults_match_the_documented_ones() -> None:
     assert settings.visibility_timeout == timedelta(seconds=30)
     assert settings.shutdown_grace == timedelta(seconds=25)
     assert settings.maildir == Path(".skincare/mail")
+    assert settings.database_connect_timeout_seconds == 5
+    assert settings.database_statement_timeout_seconds == 30
 
 
 def test_values_are_parsed_into_their_types() -> None:
@@ -62,6 +66,8 @@ def test_a_payment_window_takes_a_unit(raw: str, window: timedelta) -> None:
 
 _ADMIN = "SKINCARE_ADMIN_EMAIL: expected an e-mail address like admin@example.com"
 _OTLP = "SKINCARE_OTLP_ENDPOINT: expected an http(s) URL like http://127.0.0.1:4318"
+_CONNECT = "SKINCARE_DATABASE_CONNECT_TIMEOUT_SECONDS"
+_STATEMENT = "SKINCARE_DATABASE_STATEMENT_TIMEOUT_SECONDS"
 _BY_PREFIX = "is replaced by SKINCARE_SQS_QUEUE_PREFIX: one SQS queue and DLQ per named queue"
 
 
@@ -88,6 +94,10 @@ _BY_PREFIX = "is replaced by SKINCARE_SQS_QUEUE_PREFIX: one SQS queue and DLQ pe
         ("SKINCARE_ADMIN_EMAIL", "Admin <a@toko.test>", f"{_ADMIN}, got 'Admin <a@toko.test>'"),
         ("SKINCARE_OTLP_ENDPOINT", "127.0.0.1:4318", f"{_OTLP}, got '127.0.0.1:4318'"),
         ("SKINCARE_OTLP_ENDPOINT", "grpc://c:4317", f"{_OTLP}, got 'grpc://c:4317'"),
+        (_CONNECT, "0", f"{_CONNECT}: expected a positive number, got 0"),
+        (_CONNECT, "1.5", f"{_CONNECT}: expected an integer, got '1.5'"),
+        (_STATEMENT, "-2", f"{_STATEMENT}: expected a positive number, got -2"),
+        (_STATEMENT, "2s", f"{_STATEMENT}: expected an integer, got '2s'"),
     ],
 )
 def test_a_bad_value_names_its_variable(name: str, value: str, expected: str) -> None:
@@ -130,15 +140,29 @@ def test_secrets_stay_out_of_repr() -> None:
 
 
 @pytest.mark.parametrize("module", ["skincare_services.worker", "skincare_services.api"])
-def test_a_process_with_a_bad_setting_exits_2_with_one_line(module: str) -> None:
-    env = {**REQUIRED, "SKINCARE_MAX_ATTEMPTS": "-1", "PATH": ""}
+@pytest.mark.parametrize(
+    ("name", "value", "line"),
+    [
+        ("SKINCARE_MAX_ATTEMPTS", "-1", "expected a positive number, got -1"),
+        (_STATEMENT, "soon", "expected an integer, got 'soon'"),
+    ],
+)
+def test_a_process_with_a_bad_setting_exits_2_with_one_line(
+    module: str, name: str, value: str, line: str
+) -> None:
+    env = {**REQUIRED, name: value, "PATH": ""}
     result = subprocess.run(
         [sys.executable, "-m", module], env=env, capture_output=True, text=True, check=False
     )
     assert result.returncode == 2
-    assert result.stderr.strip().splitlines() == [
-        "skincare: SKINCARE_MAX_ATTEMPTS: expected a positive number, got -1"
-    ]
+    assert result.stderr.strip().splitlines() == [f"skincare: {name}: {line}"]
+
+
+def test_the_database_timeouts_reach_the_engine_and_its_own_connections() -> None:
+    env = {**REQUIRED, _CONNECT: "1", _STATEMENT: "2"}
+    engine = configured_engine(load_settings(env))
+    assert engine_timeouts(engine) == (timedelta(seconds=1), timedelta(seconds=2))
+    assert client_deadline(engine) == 3.0
 
 
 def test_a_command_reads_only_the_settings_it_uses() -> None:

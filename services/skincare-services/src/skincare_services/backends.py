@@ -1,6 +1,7 @@
 """The configured database engine and job backend: Postgres, or SQS with its ledger in Postgres.
 
-Used by the worker's composition root and by the CLI's commands; boto3 loads only with SQS.
+Used by the composition roots (the API's takes only the engine) and by the CLI's commands;
+boto3 loads only with SQS.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -33,10 +35,20 @@ def redrive_receive_count(max_attempts: int) -> int:
     return max(max_attempts, *(p.attempts for p in SHOP_RETRY_POLICIES.values())) + 1
 
 
+def configured_engine(settings: Settings) -> AsyncEngine:
+    """An engine on the configured database with the configured timeouts, which the queue's
+    and the notifier's own connections take from it too."""
+    return create_engine(
+        settings.database_url,
+        connect_timeout=timedelta(seconds=settings.database_connect_timeout_seconds),
+        statement_timeout=timedelta(seconds=settings.database_statement_timeout_seconds),
+    )
+
+
 @asynccontextmanager
 async def database_engine(*, settings: Settings) -> AsyncIterator[AsyncEngine]:
-    """The engine on the configured database, disposed of on exit."""
-    engine = create_engine(settings.database_url)
+    """The configured engine (`configured_engine`), disposed of on exit."""
+    engine = configured_engine(settings)
     try:
         yield engine
     finally:

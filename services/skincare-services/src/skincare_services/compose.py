@@ -31,8 +31,8 @@ from skincare_core.shop.job_types import SHOP_ROUTES
 from skincare_core.shop.retry_policies import SHOP_RETRY_POLICIES
 from skincare_core.shop.system_clock import SystemClock
 from skincare_core.shop.webhooks import PaymentWebhookService
-from skincare_postgres import PostgresDatabase, PostgresNotifier, create_engine
-from skincare_services.backends import database_engine, job_backend
+from skincare_postgres import PostgresDatabase, PostgresNotifier
+from skincare_services.backends import configured_engine, database_engine, job_backend
 from skincare_services.scheduling import (
     process_schedules,
     scheduler_for,
@@ -71,7 +71,7 @@ def api_app(*, settings: Settings) -> Litestar:
     from skincare_http import ApiServices, create_app
 
     tracing = process_tracing(settings, service="api")
-    engine = create_engine(settings.database_url)
+    engine = configured_engine(settings)
     db = PostgresDatabase(engine, routes=SHOP_ROUTES, job_headers=job_headers(tracing))
     clock = SystemClock()
     checkout = CheckoutService(uow=db, clock=clock, payment_window=settings.payment_window)

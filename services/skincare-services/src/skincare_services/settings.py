@@ -70,6 +70,10 @@ class Settings:
     webhook_secret: str = field(repr=False)
     jwt_secret: str = field(repr=False)
     jwt_issuer: str = "skincare"
+    # Connecting gives up after the first, a statement after the second on the server; the
+    # client gives up after both together, so a stalled link is noticed within their sum.
+    database_connect_timeout_seconds: int = field(default=5, validator=_positive)
+    database_statement_timeout_seconds: int = field(default=30, validator=_positive)
     queue: Literal["postgres", "sqs"] = "postgres"
     sqs_queue_prefix: str = ""
     email: Literal["maildir", "smtp", "ses"] = "maildir"
