@@ -1,7 +1,7 @@
 """Every bench/compare program still runs (each with --quick, in the bench dependency group), and
 so do bench.queue_isolation, bench.bulk_enqueue, bench.worker_processes, bench.held_horizon,
-bench.notify_commit, bench.metrics_cost, bench.outcomes_cost, bench.terminate_storm and
-bench.checkout_capacity."""
+bench.notify_commit, bench.metrics_cost, bench.outcomes_cost, bench.terminate_storm,
+bench.checkout_capacity and bench.deadline_cost."""
 
 from __future__ import annotations
 
@@ -198,3 +198,16 @@ def test_the_checkout_capacity_program_steps_up_every_configuration() -> None:
     assert all(
         float(cell.strip(" |").replace(",", "")) >= 0 for row in rows[2:] for cell in row[1:]
     )
+
+
+@pytest.mark.slow
+def test_the_deadline_cost_program_prints_every_engine_side_by_side() -> None:
+    done = _run_program("bench.deadline_cost", "--quick", "--reps", "1")
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")]
+    engines = ["| timeouts", "| ---", "| both", "| server only", "| none"]
+    assert [row[0] for row in rows] == engines + engines, done.stdout
+    # Over HTTP, then one customer in process: "none" is what the others are compared with.
+    assert rows[4][-2:] == ["+0.00", "+0.00 |"], rows
+    assert rows[-1][-1] == "+0.000 |", rows
+    assert "us a checkout" in done.stdout
