@@ -1,4 +1,5 @@
-"""Setting values that are more than one word: the worker's queues and a duration."""
+"""Setting values that are more than one word (the worker's queues, a duration) and the checks
+of the settings' single values."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from types import MappingProxyType
 from typing import NewType
+
+import attrs
 
 from skincare_core.jobs.routing import check_queue_name
 
@@ -60,3 +63,32 @@ def served_queues(configured: WorkerQueues, chosen: Sequence[str] | None) -> tup
         listed = ", ".join(configured)
         raise ValueError(f"{unknown[0]!r} is not one of SKINCARE_WORKER_QUEUES: {listed}")
     return tuple(dict.fromkeys(chosen))
+
+
+def not_negative(_: object, attribute: attrs.Attribute[int], value: int) -> None:
+    """An attrs validator: ValueError below 0."""
+    if value < 0:
+        raise ValueError(f"expected 0 or a positive number, got {value}")
+
+
+def positive(_: object, attribute: attrs.Attribute[int], value: int) -> None:
+    """An attrs validator: ValueError at 0 or below."""
+    if value <= 0:
+        raise ValueError(f"expected a positive number, got {value}")
+
+
+def email_address(_: object, attribute: attrs.Attribute[str], value: str) -> None:
+    """An attrs validator: ValueError for a value that is neither empty nor a bare address."""
+    # A bare address, no display name: it goes into the summary's To header as it stands.
+    local, at, domain = value.partition("@")
+    if value and (
+        not (local and at and domain) or "@" in domain or any(c.isspace() for c in value)
+    ):
+        raise ValueError(f"expected an e-mail address like admin@example.com, got {value!r}")
+
+
+def http_url(_: object, attribute: attrs.Attribute[str], value: str) -> None:
+    """An attrs validator: ValueError for a value that is neither empty nor an http(s) URL."""
+    scheme, sep, rest = value.partition("://")
+    if value and not (scheme in ("http", "https") and sep and rest):
+        raise ValueError(f"expected an http(s) URL like http://127.0.0.1:4318, got {value!r}")

@@ -16,9 +16,13 @@ from skincare_services.setting_values import (
     NO_RATE_LIMITS,
     RateLimits,
     WorkerQueues,
+    email_address,
+    http_url,
+    not_negative,
     parse_duration,
     parse_rate_limits,
     parse_worker_queues,
+    positive,
 )
 
 PREFIX = "SKINCARE_"
@@ -37,31 +41,6 @@ class SettingsError(Exception):
     """A missing or bad setting; the message is one line naming the variable."""
 
 
-def _not_negative(_: object, attribute: attrs.Attribute[int], value: int) -> None:
-    if value < 0:
-        raise ValueError(f"expected 0 or a positive number, got {value}")
-
-
-def _positive(_: object, attribute: attrs.Attribute[int], value: int) -> None:
-    if value <= 0:
-        raise ValueError(f"expected a positive number, got {value}")
-
-
-def _email_address(_: object, attribute: attrs.Attribute[str], value: str) -> None:
-    # A bare address, no display name: it goes into the summary's To header as it stands.
-    local, at, domain = value.partition("@")
-    if value and (
-        not (local and at and domain) or "@" in domain or any(c.isspace() for c in value)
-    ):
-        raise ValueError(f"expected an e-mail address like admin@example.com, got {value!r}")
-
-
-def _http_url(_: object, attribute: attrs.Attribute[str], value: str) -> None:
-    scheme, sep, rest = value.partition("://")
-    if value and not (scheme in ("http", "https") and sep and rest):
-        raise ValueError(f"expected an http(s) URL like http://127.0.0.1:4318, got {value!r}")
-
-
 @frozen
 class Settings:
     """Everything a process can be told; secrets are kept out of repr and logs."""
@@ -72,14 +51,14 @@ class Settings:
     jwt_issuer: str = "skincare"
     # Connecting gives up after the first, a statement after the second on the server; the
     # client gives up after both together, so a stalled link is noticed within their sum.
-    database_connect_timeout_seconds: int = field(default=5, validator=_positive)
-    database_statement_timeout_seconds: int = field(default=30, validator=_positive)
+    database_connect_timeout_seconds: int = field(default=5, validator=positive)
+    database_statement_timeout_seconds: int = field(default=30, validator=positive)
     queue: Literal["postgres", "sqs"] = "postgres"
     sqs_queue_prefix: str = ""
     email: Literal["maildir", "smtp", "ses"] = "maildir"
     email_from: str = "Toko Skincare <no-reply@skincare.example>"
     # The shop's admin: gets the daily sales summary at 07:00 Jakarta time; empty: no summary.
-    admin_email: str = field(default="", validator=_email_address)
+    admin_email: str = field(default="", validator=email_address)
     maildir: Path = Path(".skincare/mail")
     smtp_host: str = "127.0.0.1"
     smtp_port: int = 587
@@ -92,23 +71,23 @@ class Settings:
     worker_queues: WorkerQueues = DEFAULT_WORKER_QUEUES
     rate_limits: RateLimits = NO_RATE_LIMITS
     payment_window: timedelta = timedelta(hours=24)
-    max_attempts: int = field(default=5, validator=_positive)
-    visibility_timeout_seconds: int = field(default=30, validator=_positive)
-    shutdown_grace_seconds: int = field(default=25, validator=_positive)
+    max_attempts: int = field(default=5, validator=positive)
+    visibility_timeout_seconds: int = field(default=30, validator=positive)
+    shutdown_grace_seconds: int = field(default=25, validator=positive)
     api_host: str = "127.0.0.1"
-    api_port: int = field(default=8000, validator=_positive)
+    api_port: int = field(default=8000, validator=positive)
     # `skincare ops` lets in the bearer of this token (empty: admin JWTs only).
     ops_token: str = field(default="", repr=False)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     # The worker's /metrics and /healthz; 0 serves neither (and counts nothing).
-    metrics_port: int = field(default=0, validator=_not_negative)
+    metrics_port: int = field(default=0, validator=not_negative)
     metrics_host: str = "127.0.0.1"
     # /healthz answers 503 once a queue's worker loop has not gone round for this long.
-    worker_stale_seconds: int = field(default=60, validator=_positive)
+    worker_stale_seconds: int = field(default=60, validator=positive)
     # Tracing (the `otel` extra): spans as JSON lines in <dir>/<service>.jsonl; empty: no tracing.
     trace_dir: str = ""
     # Tracing to an OTLP/HTTP collector at this base URL (spans to <url>/v1/traces); empty: none.
-    otlp_endpoint: str = field(default="", validator=_http_url)
+    otlp_endpoint: str = field(default="", validator=http_url)
 
     @property
     def visibility_timeout(self) -> timedelta:
