@@ -1,5 +1,6 @@
 """Retry delays: exponential backoff (5 s for attempts <= 0, else 2**min(attempts, 6) s, capped
-at 5 minutes), an opt-in full-jitter variant of it, and the pause after a failed receive."""
+at 5 minutes), an opt-in full-jitter variant of it, and the jittered pauses after a failed
+receive or settlement."""
 
 from __future__ import annotations
 
@@ -27,9 +28,15 @@ RECEIVE_PAUSE_FIRST = 0.01
 RECEIVE_PAUSE_CAP = 1.0
 
 
+def jittered_pause(failures: int, rng: random.Random, *, first: float, cap: float) -> float:
+    """Seconds to wait after `failures` failures in a row: uniform in [0, first * 2**failures],
+    the ceiling capped at `cap` (full jitter, so many waiters do not retry in step)."""
+    ceiling = min(cap, first * 2 ** min(failures, 16))
+    return rng.uniform(0.0, ceiling)
+
+
 def receive_pause(failures: int, rng: random.Random) -> float:
     """Seconds to wait after `failures` receives in a row failed: uniform in [0, 10 ms * 2**n],
     the ceiling capped at 1 s. A lost connection is retried at once; an outage costs one try a
     second, and many workers do not reconnect in step."""
-    ceiling = min(RECEIVE_PAUSE_CAP, RECEIVE_PAUSE_FIRST * 2 ** min(failures, 16))
-    return rng.uniform(0.0, ceiling)
+    return jittered_pause(failures, rng, first=RECEIVE_PAUSE_FIRST, cap=RECEIVE_PAUSE_CAP)
