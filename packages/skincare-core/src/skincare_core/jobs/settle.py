@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 import anyio
@@ -16,20 +16,18 @@ from skincare_core.jobs.metrics import JobMetrics, NoMetrics, Outcome
 from skincare_core.jobs.ports import Queue
 from skincare_core.jobs.retry import RetryPolicies
 from skincare_core.jobs.router import Router
+from skincare_core.jobs.settle_retry import SettleRetry, job_fields
 from skincare_core.jobs.slots import Slot
 from skincare_core.jobs.tracing import JobTracer, NoTracer
 
 logger = logging.getLogger("skincare_core.jobs.worker")
 
 
-def job_fields(message: Message, **extra: object) -> dict[str, object]:
-    """The log fields of a job: id, type, attempts, and `extra`."""
-    base = {"job_id": message.job.id, "type": message.job.type, "attempts": message.attempts}
-    return {**base, **extra}
-
-
 class Settler:
-    """The retry rules: what each outcome of a handler does to its message."""
+    """The retry rules: what each outcome of a handler does to its message.
+
+    A nack or dead-letter the queue cannot take is retried by `retry` (default: a 30 s lease).
+    """
 
     def __init__(
         self,
@@ -42,9 +40,11 @@ class Settler:
         policies: RetryPolicies,
         metrics: JobMetrics | None = None,
         tracer: JobTracer | None = None,
+        retry: SettleRetry | None = None,
     ) -> None:
         self._queue = queue
         self._metrics = metrics or NoMetrics()
+        self._retry = retry or SettleRetry(queue=queue.name, metrics=self._metrics, lease=30.0)
         self._tracer = tracer or NoTracer()
         self._router = router
         self._max_attempts = max_attempts
@@ -62,7 +62,7 @@ class Settler:
         if message.attempts > self._attempts_of(message):
             reason = f"crashed: {message.attempts - 1} deliveries never finished"
             self._metrics.started(self._queue.name, message.job.type, None)
-            await self._dead_letter(message, reason)
+            await self._dead_letter(slot, reason)
             self._metrics.finished(self._queue.name, message.job.type, "dead_lettered", 0.0)
             return False
         self._metrics.started(self._queue.name, message.job.type, _waited(message))
@@ -85,7 +85,7 @@ class Settler:
             raise
         except Exception as exc:
             slot.settling = True
-            slot.outcome = await self.failed(message, exc)
+            slot.outcome = await self.failed(slot, exc)
         else:
             # Only the handler's own cancellation is handled above; the ack is the caller's.
             slot.settling = True
@@ -93,17 +93,18 @@ class Settler:
             if logger.isEnabledFor(logging.INFO):
                 logger.info("job.done", extra=job_fields(message))
 
-    async def failed(self, message: Message, exc: Exception) -> Outcome:
+    async def failed(self, slot: Slot, exc: Exception) -> Outcome:
         """Dead-letter a permanent error or the last attempt; otherwise nack with a delay."""
+        message = slot.message
         error = f"{type(exc).__name__}: {exc}"
         # RetryLater only replaces the backoff delay; it still counts toward max_attempts.
         if isinstance(exc, PermanentJobError) or message.attempts >= self._attempts_of(message):
-            await self._dead_letter(message, error)
+            await self._dead_letter(slot, error)
             return "dead_lettered"
         delay = exc.delay if isinstance(exc, RetryLater) else self._delay(message)
         fields = job_fields(message, delay=delay.total_seconds(), error=error)
         logger.warning("job.retry", extra=fields)
-        await self.safely(self._queue.nack, message, delay)
+        await self._settle(slot, self._queue.nack, delay)
         return "retried"
 
     def _attempts_of(self, message: Message) -> int:
@@ -119,14 +120,14 @@ class Settler:
     async def _cancelled(self, slot: Slot) -> Outcome:
         if slot.timed_out:
             timeout = TimeoutError(f"ran longer than the job timeout of {self._job_timeout:g} s")
-            return await self.failed(slot.message, timeout)
+            return await self.failed(slot, timeout)
         logger.warning("job.cancelled", extra=job_fields(slot.message, delay=0.0))
-        await self.safely(self._queue.nack, slot.message, timedelta(0))
+        await self._settle(slot, self._queue.nack, timedelta(0))
         return "cancelled"
 
-    async def _dead_letter(self, message: Message, reason: str) -> None:
-        logger.error("job.dead_lettered", extra=job_fields(message, error=reason))
-        await self.safely(self._queue.dead_letter, message, reason)
+    async def _dead_letter(self, slot: Slot, reason: str) -> None:
+        logger.error("job.dead_lettered", extra=job_fields(slot.message, error=reason))
+        await self._settle(slot, self._queue.dead_letter, reason)
 
     async def extend(self, messages: list[Message], visibility: timedelta) -> None:
         """Renew the leases of `messages`; a failure risks only a second run (the lease expires)."""
@@ -137,15 +138,14 @@ class Settler:
                 self._metrics.settle_failed(self._queue.name)
                 logger.error("queue.settle_failed", extra=job_fields(message, error=repr(exc)))
 
-    async def safely(
-        self, operation: Callable[..., Awaitable[None]], message: Message, *args: object
+    async def _settle(
+        self, slot: Slot, operation: Callable[..., Awaitable[None]], *args: object
     ) -> None:
-        """Run a queue operation; a failure only delays the job (its lease expires)."""
-        try:
-            await operation(message, *args)
-        except Exception as exc:
-            self._metrics.settle_failed(self._queue.name)
-            logger.error("queue.settle_failed", extra=job_fields(message, error=repr(exc)))
+        # The runner waits here, its slot taken, while a settlement is retried.
+        async def once(messages: Sequence[Message]) -> None:
+            await operation(messages[0], *args)
+
+        await self._retry.settle(once, [self._retry.leased(slot.message, slot.renewed)])
 
 
 def _waited(message: Message) -> float | None:

@@ -20,6 +20,7 @@ from skincare_core.jobs.rate_limit import Throttle
 from skincare_core.jobs.retry import RetryPolicies
 from skincare_core.jobs.router import Router
 from skincare_core.jobs.settle import Settler
+from skincare_core.jobs.settle_retry import SettleRetry
 from skincare_core.jobs.slots import Slots
 from skincare_core.jobs.tracing import JobTracer
 from skincare_core.log_context import bind_fields, unbind_fields
@@ -36,7 +37,9 @@ class Worker:
     deque: a job costs no task, timer, cancel scope or wait of its own. Claims follow the free
     slots (`Intake`), finished jobs are acked in batches (`Completer`), one watchdog enforces job
     timeouts and one loop keeps leases; a `throttle` may shrink or delay each claim. `max_attempts`
-    and `backoff` are the retry rule of every job type `retry_policies` leaves out.
+    and `backoff` are the retry rule of every job type `retry_policies` leaves out. A settlement
+    the queue cannot take (`Unavailable`) is retried while the job's lease holds (`SettleRetry`),
+    its slot taken meanwhile.
     """
 
     def __init__(
@@ -63,6 +66,9 @@ class Worker:
             raise ValueError("visibility_timeout and job_timeout must be positive")
         self._queue = queue
         self._metrics = metrics or NoMetrics()
+        self._retry = SettleRetry(
+            queue=queue.name, metrics=self._metrics, lease=visibility_timeout.total_seconds()
+        )
         self._settler = Settler(
             queue=queue,
             router=router,
@@ -72,6 +78,7 @@ class Worker:
             policies=retry_policies or {},
             metrics=self._metrics,
             tracer=tracer,
+            retry=self._retry,
         )
         self._concurrency = concurrency
         self._job_timeout = job_timeout.total_seconds()
@@ -92,7 +99,7 @@ class Worker:
             # CPU at batch 10 (an ack statement per 10 jobs; docs/performance.md section 8).
             batch=max(1, concurrency),
             linger=_ACK_LINGER,
-            metrics=self._metrics,
+            retry=self._retry,
         )
         self._intake = Intake(
             receive=self._receive,
@@ -108,12 +115,13 @@ class Worker:
         """Jobs received and not yet finished: running, or waiting for a runner.
 
         A finished job frees its slot at once; its ack follows in the next batch. Up to
-        `concurrency` finished jobs may wait for their ack before claims hold back.
+        `concurrency` finished jobs may wait for their ack before claims hold back; one whose
+        ack is being retried holds a slot until it ends (`Completer.held`).
         """
         return len(self._slots) + len(self._pending)
 
     def _busy(self) -> int:
-        return self.in_flight + max(0, len(self._completer) - self._concurrency)
+        return self.in_flight + self._completer.held(self._concurrency)
 
     async def run(self) -> None:
         """Receive and run jobs; on cancellation stop receiving and drain within the grace."""
@@ -184,7 +192,7 @@ class Worker:
                         unbind_fields(fields)
                         self._slots.finish(runner)
                         if succeeded:
-                            self._completer.add(message)
+                            self._completer.add(message, slot.renewed)
                         self._freed()
 
     async def _park(self) -> Message | None:
@@ -218,4 +226,6 @@ class Worker:
         with anyio.move_on_after(self._grace):
             while self.in_flight or len(self._completer):
                 await self._changes.wait()
+        # Shielded nacks of the jobs cancelled now must not retry past the grace either.
+        self._retry.stop()
         pool.cancel()
