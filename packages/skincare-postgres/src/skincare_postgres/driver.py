@@ -89,14 +89,20 @@ class Autocommit:
     ) -> list[Row]:
         # The deadline covers the pool's checkout and the connect too, then the statement.
         with unavailable_as_error(), anyio.fail_after(self._deadline):
-            async with self._engine.connect() as conn:
-                try:
-                    return await fetch(await psycopg_connection(conn), sql, params, row)
-                except BaseException as error:
-                    # Connected, then failed: the pool handed out a connection that had died.
-                    lost.append(is_unavailable(error))
-                    await _discard_if_broken(conn, error)
-                    raise
+            conn = await self._engine.connect()
+            try:
+                return await fetch(await psycopg_connection(conn), sql, params, row)
+            except BaseException as error:
+                # Connected, then failed: the pool handed out a connection that had died.
+                lost.append(is_unavailable(error))
+                await _discard_if_broken(conn, error)
+                raise
+            finally:
+                # Shielded: a cancelled caller (a relay stopped mid-statement) must still hand
+                # the connection back, or it stays checked out until the garbage collector.
+                # No I/O: an autocommit connection has no transaction to roll back.
+                with anyio.CancelScope(shield=True):
+                    await conn.close()
 
 
 async def psycopg_connection(conn: AsyncConnection) -> psycopg.AsyncConnection[TupleRow]:
