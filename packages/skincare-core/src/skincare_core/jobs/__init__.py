@@ -9,7 +9,7 @@ queue that routes it by type (`Router`) and settles it: ack, retry with backoff,
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.backoff import backoff_delay, full_jitter_delay
 from skincare_core.jobs.codec import MAX_JOB_BYTES, decode_job, encode_job
-from skincare_core.jobs.envelope import Envelope
+from skincare_core.jobs.envelope import Envelope, OutboxWriter, RoutedOutbox, enqueue
 from skincare_core.jobs.errors import (
     InvalidJob,
     JobTooLarge,
@@ -22,6 +22,7 @@ from skincare_core.jobs.job import Job, Message, new_job, new_job_id
 from skincare_core.jobs.metrics import JobMetrics, NoMetrics, Outcome
 from skincare_core.jobs.outcomes import JobOutcomes, OutcomeCounts
 from skincare_core.jobs.ports import (
+    Burial,
     DeadLetter,
     DeadLetters,
     JobSink,
@@ -31,6 +32,7 @@ from skincare_core.jobs.ports import (
     QueueCounts,
     QueueStats,
     RateLimiter,
+    Retry,
     ScheduleStore,
 )
 from skincare_core.jobs.rate_limit import RateLimit, Throttle, throttled
@@ -46,6 +48,7 @@ __all__ = [
     "DEFAULT_QUEUE",
     "MAX_JOB_BYTES",
     "Backend",
+    "Burial",
     "DeadLetter",
     "DeadLetters",
     "Envelope",
@@ -63,6 +66,7 @@ __all__ = [
     "Outbox",
     "OutboxRelay",
     "OutboxStorage",
+    "OutboxWriter",
     "Outcome",
     "OutcomeCounts",
     "PermanentJobError",
@@ -72,7 +76,9 @@ __all__ = [
     "QueueStats",
     "RateLimit",
     "RateLimiter",
+    "Retry",
     "RetryLater",
+    "RoutedOutbox",
     "Router",
     "Schedule",
     "ScheduleStore",
@@ -85,6 +91,7 @@ __all__ = [
     "backoff_delay",
     "decode_job",
     "encode_job",
+    "enqueue",
     "full_jitter_delay",
     "new_job",
     "new_job_id",

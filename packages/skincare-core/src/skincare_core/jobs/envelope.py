@@ -1,14 +1,21 @@
-"""An envelope: a job with where and when to run it, as the outbox stores it and a sink takes it."""
+"""Enqueueing, checked once: an `Envelope` that exists is a valid job addressed to a named queue,
+and `enqueue` and `RoutedOutbox` build one before any adapter is called."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Protocol
 
-from attrs import field, frozen
+from attrs import evolve, field, frozen
 
+from skincare_core.jobs.codec import encode_job
 from skincare_core.jobs.job import Job
-from skincare_core.jobs.routing import DEFAULT_QUEUE, check_queue_name
+from skincare_core.jobs.routing import DEFAULT_QUEUE, QueueRoutes, check_queue_name
+from skincare_core.jobs.tracing import HeaderSource
+
+if TYPE_CHECKING:
+    from skincare_core.jobs.ports import Queue
 
 
 def _aware(_: object, __: object, value: datetime | None) -> None:
@@ -20,16 +27,32 @@ def _frozen_headers(value: Mapping[str, str]) -> Mapping[str, str]:
     return dict(value)
 
 
+def _unique_key(_: object, __: object, value: str | None) -> None:
+    check_unique_key(value)
+
+
 @frozen
 class Envelope:
-    """A job addressed to a named queue, due at `not_before` (None: now), unique while live
-    under `unique_key` if one is given. `headers` are reserved for trace context."""
+    """A valid job addressed to a named queue: due after `delay` (by the queue's clock) or at
+    `not_before` (aware; neither: now), unique while live under `unique_key` if one is given.
+
+    Construction checks everything an adapter relies on: the queue name, the schedule (at most
+    one of a non-negative delay and an aware time), a non-empty unique key, and the encoded
+    size (`JobTooLarge`). `body` is the job encoded once, the bytes an adapter stores or sends.
+    `headers` are reserved for trace context.
+    """
 
     job: Job
     queue: str = field(default=DEFAULT_QUEUE, validator=lambda _s, _a, v: check_queue_name(v))
     not_before: datetime | None = field(default=None, validator=_aware)
-    unique_key: str | None = field(default=None, validator=lambda _s, _a, v: check_unique_key(v))
+    unique_key: str | None = field(default=None, validator=_unique_key)
     headers: Mapping[str, str] = field(factory=dict, converter=_frozen_headers)
+    delay: timedelta | None = field(default=None, kw_only=True)
+    body: str = field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        check_schedule(self.delay, self.not_before)
+        object.__setattr__(self, "body", encode_job(self.job))
 
 
 def check_schedule(delay: timedelta | None, not_before: datetime | None) -> None:
@@ -41,17 +64,67 @@ def check_schedule(delay: timedelta | None, not_before: datetime | None) -> None
     _aware(None, None, not_before)
 
 
-def due_at(
-    *, delay: timedelta | None, not_before: datetime | None, now: datetime
-) -> datetime | None:
-    """When a job enqueued at `now` with this schedule is due; None for at once (checked first)."""
-    check_schedule(delay, not_before)
-    if delay is not None:
-        return now + delay
-    return not_before
+def due_at(envelope: Envelope, now: datetime) -> datetime | None:
+    """When `envelope`, enqueued at `now`, is due; None for at once."""
+    if envelope.delay is not None:
+        return now + envelope.delay
+    return envelope.not_before
 
 
 def check_unique_key(unique_key: str | None) -> None:
     """ValueError for an empty unique key (None means none)."""
     if unique_key is not None and not unique_key:
         raise ValueError("a unique key must be a non-empty string (or None for none)")
+
+
+async def enqueue(
+    queue: Queue,
+    job: Job,
+    *,
+    delay: timedelta | None = None,
+    not_before: datetime | None = None,
+    unique_key: str | None = None,
+) -> bool:
+    """Add `job` to `queue`, visible after `delay` or from `not_before` (aware; neither: now).
+
+    Passing both is a ValueError; JobTooLarge is raised before anything is sent. With a
+    `unique_key`, nothing is added while a job with that key is ready, scheduled or running
+    on the queue's backend (any of its queues): returns whether the job was added.
+    """
+    envelope = Envelope(job, queue.name, not_before, unique_key, delay=delay)
+    return await queue.enqueue(envelope)
+
+
+class OutboxWriter(Protocol):
+    """Where an outbox writes its envelopes: inside the caller's open transaction."""
+
+    async def write(self, envelope: Envelope) -> bool:
+        """Store `envelope` so it commits or rolls back with the transaction; False (nothing
+        stored) while a live job, or one written earlier in this transaction, holds its key."""
+
+
+class RoutedOutbox:
+    """The `Outbox` of a unit of work: each job to the queue its type is routed to, stamped with
+    the current trace context, checked as an `Envelope` before the writer sees it."""
+
+    def __init__(
+        self, writer: OutboxWriter, routes: QueueRoutes, job_headers: HeaderSource | None = None
+    ) -> None:
+        self._writer = writer
+        self._routes = routes
+        self._job_headers = job_headers
+
+    async def add(
+        self,
+        job: Job,
+        *,
+        delay: timedelta | None = None,
+        not_before: datetime | None = None,
+        unique_key: str | None = None,
+    ) -> bool:
+        """Queue `job` if, and only if, the transaction commits; False if a live job holds
+        `unique_key`. JobTooLarge and ValueError at once, before the writer is called."""
+        if self._job_headers is not None and (headers := self._job_headers()):
+            job = evolve(job, headers={**headers, **job.headers})
+        queue = self._routes.queue_of(job.type)
+        return await self._writer.write(Envelope(job, queue, not_before, unique_key, delay=delay))

@@ -24,17 +24,10 @@ class Queue(Protocol):
     def name(self) -> str:
         """The queue's name (`default`, `critical`, ...)."""
 
-    async def enqueue(
-        self,
-        job: Job,
-        *,
-        delay: timedelta | None = None,
-        not_before: datetime | None = None,
-        unique_key: str | None = None,
-    ) -> bool:
-        """Add the job, visible after `delay` or from `not_before` (aware; neither: now).
-
-        Passing both is a ValueError; JobTooLarge is raised before anything is sent. With a
+    async def enqueue(self, envelope: Envelope) -> bool:
+        """Add the envelope's job to this queue (`envelope.queue` is this queue's name; the
+        caller, `skincare_core.jobs.enqueue`, has checked everything else). Visible after
+        `envelope.delay` by the queue's clock, or from `envelope.not_before`. With a
         `unique_key`, nothing is added while a job with that key is ready, scheduled or running
         on this backend (any of its queues): returns whether the job was added.
         """
@@ -49,21 +42,37 @@ class Queue(Protocol):
     async def receive(self, max_messages: int = 1) -> list[Message]:
         """Lease up to `max_messages` jobs, waiting up to the adapter's poll; [] when none came."""
 
-    async def ack(self, message: Message) -> None:
-        """The job is done: remove it."""
+    # Settlement: every method takes a batch, in as few requests as the queue allows. A
+    # message whose lease is no longer the one its receipt names is skipped, so a whole batch
+    # may be sent again after `Unavailable` without touching a newer lease.
 
     async def ack_many(self, messages: Sequence[Message]) -> None:
-        """These jobs are done: remove them, in as few requests as the queue allows."""
+        """These jobs are done: remove them."""
 
-    async def nack(self, message: Message, delay: timedelta) -> None:
-        """The job failed: make it visible again after `delay`."""
+    async def retry_many(self, retries: Sequence[Retry]) -> None:
+        """These jobs failed: make each visible again after its delay."""
 
-    async def dead_letter(self, message: Message, reason: str) -> None:
-        """Move the job to the dead letters with `reason`; it is not delivered again."""
+    async def dead_letter_many(self, burials: Sequence[Burial]) -> None:
+        """Move these jobs to the dead letters with their reasons; never delivered again."""
 
     async def extend_many(self, messages: Sequence[Message], visibility: timedelta) -> None:
-        """Keep each live lease for another `visibility` from now (long jobs' heartbeat), in as
-        few requests as the queue allows; a lease already lost is skipped."""
+        """Keep each live lease for another `visibility` from now (long jobs' heartbeat)."""
+
+
+@frozen
+class Retry:
+    """A failed job to make visible again after `delay`."""
+
+    message: Message
+    delay: timedelta
+
+
+@frozen
+class Burial:
+    """A job to move to the dead letters, and why it died."""
+
+    message: Message
+    reason: str
 
 
 class JobSink(Protocol):
