@@ -17,10 +17,11 @@ import anyio
 import pytest
 from attrs import frozen
 
+from skincare_core.jobs.envelope import enqueue
 from skincare_core.jobs.errors import JobTooLarge
 from skincare_core.jobs.job import Job, Message, new_job
 from skincare_core.jobs.outcomes import JobOutcomes
-from skincare_core.jobs.ports import DeadLetters, JobSink, Queue, QueueStats
+from skincare_core.jobs.ports import Burial, DeadLetters, JobSink, Queue, QueueStats, Retry
 from skincare_core.testing.jobs.ops_contract import OpsContract
 from skincare_core.testing.jobs.outcomes_contract import OutcomesContract
 from skincare_core.testing.jobs.scheduling_contract import NamedQueueContract, SchedulingContract
@@ -79,7 +80,7 @@ class DeliveryContract(QueueStatsContract):
         self, subject: QueueSubject
     ) -> None:
         job = new_job("contract", order_id="7")
-        await subject.queue.enqueue(job)
+        await enqueue(subject.queue, job)
         message = await receive_one(subject)
         assert (message.job, message.attempts) == (job, 1)
         await assert_nothing(subject)
@@ -89,7 +90,7 @@ class DeliveryContract(QueueStatsContract):
     ) -> None:
         jobs = [new_job("contract", n=str(n)) for n in range(5)]
         for job in jobs:
-            await subject.queue.enqueue(job)
+            await enqueue(subject.queue, job)
         got: list[Message] = []
         with anyio.fail_after(15):
             while len(got) < 5:
@@ -99,8 +100,8 @@ class DeliveryContract(QueueStatsContract):
         assert sorted(m.job.id for m in got) == sorted(j.id for j in jobs)
 
     async def test_acked_job_never_comes_back(self, subject: QueueSubject) -> None:
-        await subject.queue.enqueue(new_job("contract"))
-        await subject.queue.ack(await receive_one(subject))
+        await enqueue(subject.queue, new_job("contract"))
+        await subject.queue.ack_many([await receive_one(subject)])
         await sleep_past(subject.visibility, subject)
         await assert_nothing(subject)
         assert await subject.dead_letters.count() == 0
@@ -109,11 +110,11 @@ class DeliveryContract(QueueStatsContract):
         self, subject: QueueSubject
     ) -> None:
         first, second = new_job("contract", n="1"), new_job("contract", n="2")
-        await subject.queue.enqueue(first)
+        await enqueue(subject.queue, first)
         stale = await receive_one(subject)
         await sleep_past(subject.visibility, subject)
         assert (await receive_one(subject)).job == first
-        await subject.queue.enqueue(second)
+        await enqueue(subject.queue, second)
         live_second = await receive_one(subject)
         await subject.queue.ack_many([])
         await subject.queue.ack_many([stale, live_second])
@@ -128,21 +129,21 @@ class DeliveryContract(QueueStatsContract):
         self, subject: QueueSubject
     ) -> None:
         job = new_job("contract")
-        await subject.queue.enqueue(job)
-        await subject.queue.nack(await receive_one(subject), timedelta(0))
+        await enqueue(subject.queue, job)
+        await subject.queue.retry_many([Retry(await receive_one(subject), timedelta(0))])
         again = await receive_one(subject)
         assert (again.job, again.attempts) == (job, 2)
 
     async def test_nack_delay_hides_the_job_until_it_passes(self, subject: QueueSubject) -> None:
-        await subject.queue.enqueue(new_job("contract"))
+        await enqueue(subject.queue, new_job("contract"))
         delay = subject.tick * 2
-        await subject.queue.nack(await receive_one(subject), delay)
+        await subject.queue.retry_many([Retry(await receive_one(subject), delay)])
         await assert_nothing(subject)
         await sleep_past(delay, subject)
         assert (await receive_one(subject)).attempts == 2
 
     async def test_expired_lease_redelivers_with_a_new_receipt(self, subject: QueueSubject) -> None:
-        await subject.queue.enqueue(new_job("contract"))
+        await enqueue(subject.queue, new_job("contract"))
         first = await receive_one(subject)
         await sleep_past(subject.visibility, subject)
         second = await receive_one(subject)
@@ -150,25 +151,25 @@ class DeliveryContract(QueueStatsContract):
         assert (second.job, second.attempts) == (first.job, 2)
 
     async def test_stale_receipt_changes_nothing(self, subject: QueueSubject) -> None:
-        await subject.queue.enqueue(new_job("contract"))
+        await enqueue(subject.queue, new_job("contract"))
         stale = await receive_one(subject)
         await sleep_past(subject.visibility, subject)
         live = await receive_one(subject)
-        await subject.queue.ack(stale)
-        await subject.queue.nack(stale, timedelta(0))
+        await subject.queue.ack_many([stale])
+        await subject.queue.retry_many([Retry(stale, timedelta(0))])
         await subject.queue.extend_many([stale], subject.visibility * 4)
-        await subject.queue.dead_letter(stale, "stale")
+        await subject.queue.dead_letter_many([Burial(stale, "stale")])
         await assert_nothing(subject)
         assert await subject.dead_letters.count() == 0
-        await subject.queue.ack(live)
+        await subject.queue.ack_many([live])
         await sleep_past(subject.visibility, subject)
         await assert_nothing(subject)
 
     async def test_extend_many_keeps_every_lease_past_the_visibility_timeout(
         self, subject: QueueSubject
     ) -> None:
-        await subject.queue.enqueue(new_job("contract"))
-        await subject.queue.enqueue(new_job("contract"))
+        await enqueue(subject.queue, new_job("contract"))
+        await enqueue(subject.queue, new_job("contract"))
         leased = [await receive_one(subject), await receive_one(subject)]
         await subject.queue.extend_many(leased, subject.visibility * 4)
         await sleep_past(subject.visibility, subject)
@@ -177,9 +178,11 @@ class DeliveryContract(QueueStatsContract):
 
     async def test_dead_letter_keeps_job_attempts_and_reason(self, subject: QueueSubject) -> None:
         job = new_job("contract", order_id="9")
-        await subject.queue.enqueue(job)
-        await subject.queue.nack(await receive_one(subject), timedelta(0))
-        await subject.queue.dead_letter(await receive_one(subject), "PermanentJobError: bad")
+        await enqueue(subject.queue, job)
+        await subject.queue.retry_many([Retry(await receive_one(subject), timedelta(0))])
+        await subject.queue.dead_letter_many(
+            [Burial(await receive_one(subject), "PermanentJobError: bad")]
+        )
         assert await subject.dead_letters.count() == 1
         [dead] = await subject.dead_letters.list()
         assert (dead.job, dead.attempts, dead.error) == (job, 2, "PermanentJobError: bad")
@@ -190,9 +193,11 @@ class DeliveryContract(QueueStatsContract):
     ) -> None:
         job = new_job("contract", order_id="11")
         await _bury(subject, new_job("contract"))
-        await subject.queue.enqueue(job)
-        await subject.queue.nack(await receive_one(subject), timedelta(0))
-        await subject.queue.dead_letter(await receive_one(subject), "PermanentJobError: gone")
+        await enqueue(subject.queue, job)
+        await subject.queue.retry_many([Retry(await receive_one(subject), timedelta(0))])
+        await subject.queue.dead_letter_many(
+            [Burial(await receive_one(subject), "PermanentJobError: gone")]
+        )
         dead = await subject.dead_letters.get(job.id)
         assert dead is not None
         assert (dead.job, dead.attempts, dead.error) == (job, 2, "PermanentJobError: gone")
@@ -209,7 +214,7 @@ class DeliveryContract(QueueStatsContract):
 
     async def test_get_is_none_for_a_job_that_is_not_dead(self, subject: QueueSubject) -> None:
         live = new_job("contract")
-        await subject.queue.enqueue(live)
+        await enqueue(subject.queue, live)
         assert await subject.dead_letters.get(live.id) is None
         await receive_one(subject)
         assert await subject.dead_letters.get(live.id) is None
@@ -243,7 +248,7 @@ class DeliveryContract(QueueStatsContract):
 
     async def test_too_large_job_is_refused_before_sending(self, subject: QueueSubject) -> None:
         with pytest.raises(JobTooLarge):
-            await subject.queue.enqueue(new_job("contract", blob="x" * (256 * 1024)))
+            await enqueue(subject.queue, new_job("contract", blob="x" * (256 * 1024)))
         await assert_nothing(subject)
 
 
@@ -255,5 +260,5 @@ class QueueContract(
 
 
 async def _bury(subject: QueueSubject, job: Job) -> None:
-    await subject.queue.enqueue(job)
-    await subject.queue.dead_letter(await receive_one(subject), "contract: buried")
+    await enqueue(subject.queue, job)
+    await subject.queue.dead_letter_many([Burial(await receive_one(subject), "contract: buried")])

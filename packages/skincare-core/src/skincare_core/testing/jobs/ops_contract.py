@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING
 import anyio
 import pytest
 
+from skincare_core.jobs.envelope import enqueue
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.ops import OpsService, QueueRow, Selection
 from skincare_core.jobs.outcomes import OutcomeCounts
-from skincare_core.jobs.ports import QueueCounts
+from skincare_core.jobs.ports import Burial, QueueCounts
 
 if TYPE_CHECKING:
     # contract.py imports this module: the subject's class is needed for type checking only.
@@ -20,11 +21,11 @@ if TYPE_CHECKING:
 
 
 async def _kill(subject: QueueSubject, job: Job, error: str) -> None:
-    await subject.queue.enqueue(job)
+    await enqueue(subject.queue, job)
     with anyio.fail_after(10):
         while not (messages := await subject.queue.receive(1)):
             pass
-    await subject.queue.dead_letter(messages[0], error)
+    await subject.queue.dead_letter_many([Burial(messages[0], error)])
 
 
 def _ops(subject: QueueSubject) -> OpsService:
@@ -73,12 +74,12 @@ class OpsContract:
     async def test_ops_counts_each_named_queue_on_its_own_row(self, subject: QueueSubject) -> None:
         other = subject.other
         assert other is not None, "the ops contract's subject needs `other`"
-        await other.enqueue(new_job("contract-waiting"))
-        await subject.queue.enqueue(new_job("contract-done"))
+        await enqueue(other, new_job("contract-waiting"))
+        await enqueue(subject.queue, new_job("contract-done"))
         with anyio.fail_after(10):
             while not (messages := await subject.queue.receive(1)):
                 pass
-        await subject.queue.ack(messages[0])
+        await subject.queue.ack_many([messages[0]])
         rows = {row.name: row for row in (await _ops(subject).overview()).queues}
         assert rows[other.name].counts.ready == 1
         assert rows[other.name].finished == OutcomeCounts(done=0, failed=0)

@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING
 import anyio
 import pytest
 
+from skincare_core.jobs.envelope import enqueue
 from skincare_core.jobs.job import Message, new_job
 from skincare_core.jobs.outcomes import NONE_FINISHED, RECENT, JobOutcomes, OutcomeCounts
-from skincare_core.jobs.ports import Queue
+from skincare_core.jobs.ports import Burial, Queue, Retry
 
 if TYPE_CHECKING:
     # contract.py imports this module: the subject's class is needed for type checking only.
@@ -54,29 +55,31 @@ class OutcomesContract:
 
     async def test_acks_count_done_and_dead_letters_failed(self, subject: QueueSubject) -> None:
         for n in range(3):
-            await subject.queue.enqueue(new_job("contract.outcome", n=str(n)))
+            await enqueue(subject.queue, new_job("contract.outcome", n=str(n)))
         await subject.queue.ack_many([await _receive(subject.queue) for _ in range(2)])
-        await subject.queue.dead_letter(await _receive(subject.queue), "PermanentJobError: x")
+        await subject.queue.dead_letter_many(
+            [Burial(await _receive(subject.queue), "PermanentJobError: x")]
+        )
         assert await _finished(subject, subject.queue) == OutcomeCounts(done=2, failed=1)
-        await subject.queue.enqueue(new_job("contract.outcome"))
-        await subject.queue.ack(await _receive(subject.queue))
+        await enqueue(subject.queue, new_job("contract.outcome"))
+        await subject.queue.ack_many([await _receive(subject.queue)])
         assert await _finished(subject, subject.queue) == OutcomeCounts(done=3, failed=1)
 
     async def test_a_retry_or_a_stale_receipt_counts_nothing(self, subject: QueueSubject) -> None:
-        await subject.queue.enqueue(new_job("contract.outcome"))
+        await enqueue(subject.queue, new_job("contract.outcome"))
         first = await _receive(subject.queue)
-        await subject.queue.nack(first, timedelta(0))
+        await subject.queue.retry_many([Retry(first, timedelta(0))])
         again = await _receive(subject.queue)
-        await subject.queue.ack(first)
-        await subject.queue.dead_letter(first, "stale")
+        await subject.queue.ack_many([first])
+        await subject.queue.dead_letter_many([Burial(first, "stale")])
         assert await _finished(subject, subject.queue) == NONE_FINISHED
-        await subject.queue.ack(again)
+        await subject.queue.ack_many([again])
         assert await _finished(subject, subject.queue) == OutcomeCounts(done=1, failed=0)
 
     async def test_each_named_queue_counts_its_own_jobs(self, subject: QueueSubject) -> None:
         other = subject.other
         assert other is not None, "the outcomes contract's subject needs `other`"
-        await other.enqueue(new_job("contract.outcome"))
-        await other.dead_letter(await _receive(other), "PermanentJobError: other")
+        await enqueue(other, new_job("contract.outcome"))
+        await other.dead_letter_many([Burial(await _receive(other), "PermanentJobError: other")])
         assert await _finished(subject, other) == OutcomeCounts(done=0, failed=1)
         assert await _finished(subject, subject.queue) == NONE_FINISHED

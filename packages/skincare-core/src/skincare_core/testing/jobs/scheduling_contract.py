@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, TypedDict
 import anyio
 import pytest
 
-from skincare_core.jobs.envelope import Envelope
+from skincare_core.jobs.envelope import Envelope, enqueue
 from skincare_core.jobs.job import Job, Message, new_job
-from skincare_core.jobs.ports import JobSink, Queue
+from skincare_core.jobs.ports import Burial, JobSink, Queue, Retry
 
 if TYPE_CHECKING:
     from skincare_core.testing.jobs.contract import QueueSubject
@@ -37,7 +37,7 @@ async def jobs_from(queue: Queue, count: int) -> list[Job]:
     jobs = []
     for _ in range(count):
         message = await receive_from(queue)
-        await queue.ack(message)
+        await queue.ack_many([message])
         jobs.append(message.job)
     return sorted(jobs, key=lambda job: job.id)
 
@@ -54,8 +54,8 @@ async def nothing_on(queue: Queue) -> None:
 
 async def bury_on(queue: Queue, job: Job) -> None:
     """Enqueue `job` on `queue` and dead-letter it."""
-    assert await queue.enqueue(job) is True
-    await queue.dead_letter(await receive_from(queue), "contract: buried")
+    assert await enqueue(queue, job) is True
+    await queue.dead_letter_many([Burial(await receive_from(queue), "contract: buried")])
 
 
 class _Schedule(TypedDict, total=False):
@@ -99,7 +99,7 @@ class SchedulingContract(_Subject):
         self, subject: QueueSubject
     ) -> None:
         job = new_job("contract.delayed")
-        assert await subject.queue.enqueue(job, delay=_ticks(subject, 4)) is True
+        assert await enqueue(subject.queue, job, delay=_ticks(subject, 4)) is True
         await nothing_on(subject.queue)
         await _sleep(_ticks(subject, 5))
         message = await receive_from(subject.queue)
@@ -110,8 +110,8 @@ class SchedulingContract(_Subject):
     ) -> None:
         later, earlier = new_job("contract.later"), new_job("contract.earlier")
         now = datetime.now(UTC)
-        await subject.queue.enqueue(later, not_before=now + _ticks(subject, 4))
-        await subject.queue.enqueue(earlier, not_before=now - timedelta(hours=1))
+        await enqueue(subject.queue, later, not_before=now + _ticks(subject, 4))
+        await enqueue(subject.queue, earlier, not_before=now - timedelta(hours=1))
         assert await jobs_from(subject.queue, 1) == [earlier]
         await nothing_on(subject.queue)
         await _sleep(_ticks(subject, 5))
@@ -127,7 +127,7 @@ class SchedulingContract(_Subject):
         ]
         for schedule in schedules:
             with pytest.raises(ValueError):  # noqa: PT011 - each names its own mistake
-                await subject.queue.enqueue(job, **schedule)
+                await enqueue(subject.queue, job, **schedule)
         await nothing_on(subject.queue)
 
     async def test_the_sink_honours_not_before(self, subject: QueueSubject) -> None:
@@ -142,9 +142,9 @@ class SchedulingContract(_Subject):
         self, subject: QueueSubject
     ) -> None:
         first, second = new_job("contract.unique"), new_job("contract.unique")
-        assert await subject.queue.enqueue(first, unique_key="k") is True
-        assert await subject.queue.enqueue(second, unique_key="k") is False
-        assert await subject.queue.enqueue(second, unique_key="other-key") is True
+        assert await enqueue(subject.queue, first, unique_key="k") is True
+        assert await enqueue(subject.queue, second, unique_key="k") is False
+        assert await enqueue(subject.queue, second, unique_key="other-key") is True
         assert await jobs_from(subject.queue, 2) == by_id(first, second)
         await nothing_on(subject.queue)
 
@@ -152,30 +152,34 @@ class SchedulingContract(_Subject):
         self, subject: QueueSubject
     ) -> None:
         first, second = new_job("contract.unique"), new_job("contract.unique")
-        await subject.queue.enqueue(first, unique_key="k")
+        await enqueue(subject.queue, first, unique_key="k")
         running = await receive_from(subject.queue)
-        assert await subject.queue.enqueue(second, unique_key="k") is False
-        await subject.queue.ack(running)
-        assert await subject.queue.enqueue(second, unique_key="k") is True
+        assert await enqueue(subject.queue, second, unique_key="k") is False
+        await subject.queue.ack_many([running])
+        assert await enqueue(subject.queue, second, unique_key="k") is True
         assert (await receive_from(subject.queue)).job == second
 
     async def test_a_unique_key_is_held_while_scheduled(self, subject: QueueSubject) -> None:
         delayed, retried = new_job("contract.unique"), new_job("contract.unique")
-        await subject.queue.enqueue(delayed, unique_key="delayed", delay=timedelta(hours=1))
-        assert await subject.queue.enqueue(new_job("x"), unique_key="delayed") is False
-        await subject.queue.enqueue(retried, unique_key="retried")
-        await subject.queue.nack(await receive_from(subject.queue), timedelta(hours=1))
-        assert await subject.queue.enqueue(new_job("x"), unique_key="retried") is False
+        await enqueue(subject.queue, delayed, unique_key="delayed", delay=timedelta(hours=1))
+        assert await enqueue(subject.queue, new_job("x"), unique_key="delayed") is False
+        await enqueue(subject.queue, retried, unique_key="retried")
+        await subject.queue.retry_many(
+            [Retry(await receive_from(subject.queue), timedelta(hours=1))]
+        )
+        assert await enqueue(subject.queue, new_job("x"), unique_key="retried") is False
 
     async def test_a_dead_job_frees_its_key_and_redrives_without_it(
         self, subject: QueueSubject
     ) -> None:
         dead, replacement = new_job("contract.unique"), new_job("contract.unique")
-        await subject.queue.enqueue(dead, unique_key="k")
-        await subject.queue.dead_letter(await receive_from(subject.queue), "contract: died")
-        assert await subject.queue.enqueue(replacement, unique_key="k") is True
+        await enqueue(subject.queue, dead, unique_key="k")
+        await subject.queue.dead_letter_many(
+            [Burial(await receive_from(subject.queue), "contract: died")]
+        )
+        assert await enqueue(subject.queue, replacement, unique_key="k") is True
         assert await subject.dead_letters.redrive(dead.id) is True
-        assert await subject.queue.enqueue(new_job("x"), unique_key="k") is False
+        assert await enqueue(subject.queue, new_job("x"), unique_key="k") is False
         assert await jobs_from(subject.queue, 2) == by_id(dead, replacement)
 
     async def test_concurrent_enqueues_of_one_key_add_exactly_one(
@@ -183,20 +187,20 @@ class SchedulingContract(_Subject):
     ) -> None:
         added: list[bool] = []
 
-        async def enqueue(n: int) -> None:
+        async def add(n: int) -> None:
             job = new_job("contract.race", n=str(n))
-            added.append(await subject.queue.enqueue(job, unique_key="race"))
+            added.append(await enqueue(subject.queue, job, unique_key="race"))
 
         async with anyio.create_task_group() as tg:
             for n in range(20):
-                tg.start_soon(enqueue, n)
+                tg.start_soon(add, n)
         assert sorted(added) == [False] * 19 + [True]
         await receive_from(subject.queue)
         await nothing_on(subject.queue)
 
     async def test_a_unique_key_spans_every_named_queue(self, subject: QueueSubject) -> None:
-        assert await subject.queue.enqueue(new_job("contract.unique"), unique_key="k") is True
-        assert await _other(subject).enqueue(new_job("contract.unique"), unique_key="k") is False
+        assert await enqueue(subject.queue, new_job("contract.unique"), unique_key="k") is True
+        assert await enqueue(_other(subject), new_job("contract.unique"), unique_key="k") is False
         await nothing_on(_other(subject))
 
     async def test_the_sink_adds_one_job_per_unique_key(self, subject: QueueSubject) -> None:
@@ -209,31 +213,33 @@ class SchedulingContract(_Subject):
 
     async def test_cancel_removes_a_ready_job_once(self, subject: QueueSubject) -> None:
         job = new_job("contract.cancel")
-        await subject.queue.enqueue(job, unique_key="k")
+        await enqueue(subject.queue, job, unique_key="k")
         assert await subject.queue.cancel(job.id) is True
         assert await subject.queue.cancel(job.id) is False
         await nothing_on(subject.queue)
-        assert await subject.queue.enqueue(new_job("contract.cancel"), unique_key="k") is True
+        assert await enqueue(subject.queue, new_job("contract.cancel"), unique_key="k") is True
 
     async def test_cancel_removes_a_scheduled_job(self, subject: QueueSubject) -> None:
         delayed, retried = new_job("contract.cancel"), new_job("contract.cancel")
-        await subject.queue.enqueue(delayed, delay=_ticks(subject, 2))
+        await enqueue(subject.queue, delayed, delay=_ticks(subject, 2))
         assert await subject.queue.cancel(delayed.id) is True
-        await subject.queue.enqueue(retried)
-        await subject.queue.nack(await receive_from(subject.queue), _ticks(subject, 2))
+        await enqueue(subject.queue, retried)
+        await subject.queue.retry_many(
+            [Retry(await receive_from(subject.queue), _ticks(subject, 2))]
+        )
         assert await subject.queue.cancel(retried.id) is True
         await _sleep(_ticks(subject, 3))
         await nothing_on(subject.queue)
 
     async def test_cancel_leaves_a_running_job_to_finish(self, subject: QueueSubject) -> None:
         job = new_job("contract.cancel")
-        await subject.queue.enqueue(job)
+        await enqueue(subject.queue, job)
         running = await receive_from(subject.queue)
         assert await subject.queue.cancel(job.id) is False
         await subject.queue.extend_many([running], subject.visibility * 4)
         await _sleep(subject.visibility + subject.tick)
         await nothing_on(subject.queue)
-        await subject.queue.ack(running)
+        await subject.queue.ack_many([running])
         assert await subject.dead_letters.count() == 0
 
     async def test_cancel_of_an_unknown_or_dead_job_or_another_queues_is_false(
@@ -244,7 +250,7 @@ class SchedulingContract(_Subject):
         await bury_on(subject.queue, dead)
         assert await subject.queue.cancel(dead.id) is False
         assert await subject.dead_letters.get(dead.id) is not None
-        await _other(subject).enqueue(elsewhere)
+        await enqueue(_other(subject), elsewhere)
         assert await subject.queue.cancel(elsewhere.id) is False
         assert (await receive_from(_other(subject))).job == elsewhere
 
@@ -255,7 +261,7 @@ class NamedQueueContract(_Subject):
     async def test_a_job_is_received_only_from_its_own_queue(self, subject: QueueSubject) -> None:
         assert subject.queue.name != _other(subject).name
         job = new_job("contract.named")
-        await subject.queue.enqueue(job)
+        await enqueue(subject.queue, job)
         await nothing_on(_other(subject))
         assert (await receive_from(subject.queue)).job == job
 

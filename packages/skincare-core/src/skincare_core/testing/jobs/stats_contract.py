@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 import anyio
 import pytest
 
+from skincare_core.jobs.envelope import enqueue
 from skincare_core.jobs.job import Job, Message, new_job
-from skincare_core.jobs.ports import QueueCounts
+from skincare_core.jobs.ports import Burial, QueueCounts, Retry
 
 if TYPE_CHECKING:
     # contract.py imports this module: the subject's class is needed for type checking only.
@@ -52,18 +53,18 @@ class QueueStatsContract:
     async def test_each_job_is_counted_in_the_state_it_is_in(self, subject: QueueSubject) -> None:
         jobs: list[Job] = [new_job("contract.stats", n=str(n)) for n in range(3)]
         for job in jobs:
-            await subject.queue.enqueue(job)
+            await enqueue(subject.queue, job)
         assert await _counts(subject) == (3, 0, 0, 0)
         first = await _receive_one(subject)
         assert await _counts(subject) == (2, 0, 1, 0)
-        await subject.queue.dead_letter(first, "PermanentJobError: counted")
+        await subject.queue.dead_letter_many([Burial(first, "PermanentJobError: counted")])
         assert await _counts(subject) == (2, 0, 0, 1)
 
     async def test_a_job_waiting_out_a_retry_delay_is_not_ready(
         self, subject: QueueSubject
     ) -> None:
-        await subject.queue.enqueue(new_job("contract.stats"))
-        await subject.queue.nack(await _receive_one(subject), timedelta(minutes=5))
+        await enqueue(subject.queue, new_job("contract.stats"))
+        await subject.queue.retry_many([Retry(await _receive_one(subject), timedelta(minutes=5))])
         ready, scheduled, leased, dead = await _counts(subject)
         # SQS hides a retried message with a visibility change, so it counts it as leased.
         assert (ready, scheduled + leased, dead) == (0, 1, 0)
@@ -71,19 +72,21 @@ class QueueStatsContract:
     async def test_the_oldest_ready_age_is_how_long_it_has_waited(
         self, subject: QueueSubject
     ) -> None:
-        await subject.queue.enqueue(new_job("contract.stats"))
+        await enqueue(subject.queue, new_job("contract.stats"))
         await anyio.sleep(0.3)
         age = (await subject.stats.stats()).oldest_ready_age
         # None where the backend cannot tell (SQS); otherwise at least the time slept.
         assert age is None or timedelta(seconds=0.3) <= age < timedelta(seconds=30)
-        await subject.queue.dead_letter(await _receive_one(subject), "PermanentJobError: aged")
+        await subject.queue.dead_letter_many(
+            [Burial(await _receive_one(subject), "PermanentJobError: aged")]
+        )
         assert (await subject.stats.stats()).oldest_ready_age is None
 
     async def test_a_named_queue_counts_only_its_own_jobs(self, subject: QueueSubject) -> None:
         other = subject.other
         assert other is not None, "the stats contract's subject needs `other`"
-        await other.enqueue(new_job("contract.stats"))
-        await other.enqueue(new_job("contract.stats"))
+        await enqueue(other, new_job("contract.stats"))
+        await enqueue(other, new_job("contract.stats"))
         mine = await subject.stats.stats(queue=subject.queue.name)
         assert (mine.ready, mine.dead, mine.oldest_ready_age) == (0, 0, None)
         assert (await subject.stats.stats(queue=other.name)).ready == 2
