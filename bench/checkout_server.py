@@ -4,10 +4,8 @@ uvicorn, in a child process.
 Run by the benchmark as `python -m bench.checkout_server BACKEND VARIANT URL [CLIENTS]`: it seeds
 the shop (one user and product per client, CLIENTS defaults to 16), prints {"port", "users",
 "products"} on stdout and serves until terminated. BACKEND is memory or postgres; VARIANT is
-queued (the real handler), inline (a 300 ms e-mail before the answer), queued-main (the real
-handler with main's outbox before issue 20: its NOTIFY inside the order's transaction), or
-queued-server-timeout and queued-no-timeouts (the real handler on an engine with only the
-server's statement_timeout, or with no timeout at all: bench.deadline_cost).
+queued (the real handler), inline (a 300 ms e-mail before the answer), or queued-main (the real
+handler with main's outbox before issue 20: its NOTIFY inside the order's transaction).
 """
 
 from __future__ import annotations
@@ -36,7 +34,6 @@ from skincare_http import ApiServices, ApiSettings, create_app
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
 
-_WITHOUT_DEADLINE = ("queued-server-timeout", "queued-no-timeouts")
 # One seeded user and product per benchmark client.
 CLIENTS = 16
 SETTINGS = ApiSettings(
@@ -91,13 +88,13 @@ SELECT pg_notify('skincare_jobs.' || %(queue)s, '') FROM added
 async def _postgres_shop(
     url: str, clients: int, variant: str
 ) -> tuple[UnitOfWorkFactory, Any, list[int], list[int]]:
-    from skincare_postgres import PostgresDatabase, PostgresNotifier, jobs_sql
+    from skincare_postgres import PostgresDatabase, PostgresNotifier, create_engine, jobs_sql
 
     class _Silent(PostgresNotifier):
         def wake(self, channels: Iterable[str]) -> None:
             """main had no notifier: its outbox statement notified."""
 
-    engine = checkout_engine(url, clients + 4, variant)
+    engine = create_engine(url, pool_size=clients + 4)
     notifier = None
     if variant == "queued-main":
         jobs_sql.OUTBOX_ADD = MAIN_OUTBOX_ADD
@@ -122,21 +119,6 @@ async def seed_postgres(engine: AsyncEngine, clients: int) -> tuple[list[int], l
                   "stock": 10**9} for n in ids]  # fmt: skip
         pids = await conn.execute(insert(products).returning(products.c.id), goods)
     return list(ids), list(pids.scalars().all())
-
-
-def checkout_engine(url: str, pool_size: int, variant: str) -> AsyncEngine:
-    """The services' engine (create_engine: the server's statement_timeout and the client's
-    deadline around every statement), or for the deadline_cost variants one without either."""
-    from sqlalchemy.ext.asyncio import create_async_engine
-
-    from skincare_postgres import create_engine
-    from skincare_postgres.engine import async_url
-
-    if variant not in _WITHOUT_DEADLINE:
-        return create_engine(url, pool_size=pool_size)
-    # An engine create_engine did not make: no client deadline (client_deadline is None).
-    connect_args = {"options": "-c statement_timeout=30000"} if "server" in variant else {}
-    return create_async_engine(async_url(url), pool_size=pool_size, connect_args=connect_args)
 
 
 async def serve(backend: str, variant: str, url: str, clients: int = CLIENTS) -> None:
