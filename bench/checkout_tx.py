@@ -17,11 +17,9 @@ from typing import LiteralString
 import psycopg
 from attrs import frozen
 
-from skincare_core.jobs.codec import encode_job
-from skincare_core.jobs.job import Job, new_job
-from skincare_postgres import jobs_sql
-from skincare_postgres.notifier import PostgresNotifier
-from skincare_postgres.schema import JOBS_CHANNEL, queue_channel
+from skincare_core.jobs import Job, encode_job, new_job
+from skincare_postgres import JOBS_CHANNEL, PostgresNotifier, jobs_sql
+from skincare_postgres.schema import queue_channel
 
 CHANNEL = queue_channel(JOBS_CHANNEL, "default")
 CONFIRMATION = "send_confirmation_email"

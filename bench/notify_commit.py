@@ -25,13 +25,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench.checkout_tx import CHANNEL, CONFIRMATION, Variant, checkout, variants
 from bench.embedded import database_url
-from skincare_core.jobs.job import Job
-from skincare_core.jobs.router import Router
-from skincare_core.jobs.worker import Worker
-from skincare_postgres import PostgresQueue, create_engine, upgrade
+from skincare_core.jobs import Job, Router, Worker
+from skincare_postgres import PostgresNotifier, PostgresQueue, create_engine, metadata, upgrade
 from skincare_postgres.engine import libpq_conninfo
-from skincare_postgres.notifier import PostgresNotifier
-from skincare_postgres.schema import metadata
 
 CLIENTS = (16, 64)
 RATIO_GOAL, P50_GOAL_MS, P99_GOAL_MS = 0.9, 5.0, 20.0

@@ -19,10 +19,7 @@ from bench.compare import harness
 from bench.compare.report import Metric
 from bench.compare.server import BenchServer
 from bench.compare.systems import Variant
-from skincare_core.jobs.envelope import Envelope
-from skincare_core.jobs.job import Job, new_job
-from skincare_core.jobs.router import Router
-from skincare_core.jobs.worker import Worker
+from skincare_core.jobs import Envelope, Job, Router, Worker, enqueue, new_job
 from skincare_sqs import SqsQueue, ensure_queue
 
 if TYPE_CHECKING:
@@ -97,7 +94,7 @@ async def sqs_run(variant: Variant, jobs: int) -> dict[str, float]:
 async def _enqueue(queue: SqsQueue, jobs: list[Job], batch: int) -> None:
     if batch == 1:
         for job in jobs:
-            await queue.enqueue(job)
+            await enqueue(queue, job)
     else:
         for start in range(0, len(jobs), batch):
             await queue.enqueue_many([Envelope(job) for job in jobs[start : start + batch]])
