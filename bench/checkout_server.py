@@ -4,8 +4,7 @@ uvicorn, in a child process.
 Run by the benchmark as `python -m bench.checkout_server BACKEND VARIANT URL [CLIENTS]`: it seeds
 the shop (one user and product per client, CLIENTS defaults to 16), prints {"port", "users",
 "products"} on stdout and serves until terminated. BACKEND is memory or postgres; VARIANT is
-queued (the real handler), inline (a 300 ms e-mail before the answer), or queued-main (the real
-handler with main's outbox before issue 20: its NOTIFY inside the order's transaction).
+queued (the real handler) or inline (a 300 ms e-mail before the answer).
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ import importlib.util
 import json
 import socket
 import sys
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -73,38 +71,18 @@ async def _memory_shop() -> tuple[UnitOfWorkFactory, Any, list[int], list[int]]:
     return db, _Alive(), users, goods
 
 
-# main's outbox statement before issue 20 (the NOTIFY in the business transaction), for the
-# queued-main variant: the same insert as jobs_sql.OUTBOX_ADD, then the NOTIFY.
-MAIN_OUTBOX_ADD = """
-WITH added AS (
-    INSERT INTO jobs (id, type, body, queue, unique_key, available_at)
-    VALUES (%(id)s, %(type)s, %(body)s, %(queue)s, %(key)s,
-        COALESCE(CAST(%(not_before)s AS timestamptz), now() + %(delay)s))
-    ON CONFLICT DO NOTHING RETURNING 1)
-SELECT pg_notify('skincare_jobs.' || %(queue)s, '') FROM added
-"""
-
-
 async def _postgres_shop(
-    url: str, clients: int, variant: str
+    url: str, clients: int
 ) -> tuple[UnitOfWorkFactory, Any, list[int], list[int]]:
-    from skincare_postgres import PostgresDatabase, PostgresNotifier, create_engine, jobs_sql
-
-    class _Silent(PostgresNotifier):
-        def wake(self, channels: Iterable[str]) -> None:
-            """main had no notifier: its outbox statement notified."""
+    from skincare_postgres import PostgresDatabase, create_engine
 
     engine = create_engine(url, pool_size=clients + 4)
-    notifier = None
-    if variant == "queued-main":
-        jobs_sql.OUTBOX_ADD = MAIN_OUTBOX_ADD
-        notifier = _Silent(engine)
-    ids, goods = await seed_postgres(engine, clients)
-    db = PostgresDatabase(engine, notifier=notifier)
+    ids, goods = await _seed_postgres(engine, clients)
+    db = PostgresDatabase(engine)
     return db, db, ids, goods
 
 
-async def seed_postgres(engine: AsyncEngine, clients: int) -> tuple[list[int], list[int]]:
+async def _seed_postgres(engine: AsyncEngine, clients: int) -> tuple[list[int], list[int]]:
     """Empty every table, then add one user and one well-stocked product per client: their ids."""
     from sqlalchemy import insert, text
 
@@ -124,7 +102,7 @@ async def seed_postgres(engine: AsyncEngine, clients: int) -> tuple[list[int], l
 async def serve(backend: str, variant: str, url: str, clients: int = CLIENTS) -> None:
     """Seed, print {"port", "users", "products"} on stdout, serve until terminated."""
     uow, readiness, users, goods = await (
-        _memory_shop() if backend == "memory" else _postgres_shop(url, clients, variant)
+        _memory_shop() if backend == "memory" else _postgres_shop(url, clients)
     )
     checkout = CheckoutService(uow=uow, clock=SystemClock())
     if variant == "inline":
