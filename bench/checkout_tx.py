@@ -24,7 +24,7 @@ from skincare_postgres.schema import queue_channel
 CHANNEL = queue_channel(JOBS_CHANNEL, "default")
 CONFIRMATION = "send_confirmation_email"
 
-# main's outbox statement (before this change): the NOTIFY in the order's own transaction.
+# The outbox insert that notifies inside the order's own transaction.
 IN_TRANSACTION_ADD = """
 WITH added AS (
     INSERT INTO jobs (id, type, body, queue, unique_key, available_at)
@@ -60,7 +60,8 @@ class Variant:
 
 
 def variants(notifier: PostgresNotifier) -> dict[str, Variant]:
-    """The baseline (no NOTIFY anywhere), main's way and this change's way, by short name."""
+    """The baseline (no NOTIFY anywhere), NOTIFY in the transaction, and the notifier after the
+    commit, by short name."""
     return {
         "none": Variant("no NOTIFY", jobs_sql.OUTBOX_ADD, lambda: None),
         "in_tx": Variant("NOTIFY in the transaction (main)", IN_TRANSACTION_ADD, lambda: None),

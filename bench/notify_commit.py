@@ -1,6 +1,6 @@
 """NOTIFY and the checkout's commit: commits/s of a checkout-shaped transaction at 16 and 64
-clients with no NOTIFY, with main's NOTIFY in the transaction and with the notifier's NOTIFY
-after the commit, and the pickup latency from the commit (issue 20, section 2).
+clients with no NOTIFY, with the NOTIFY in the transaction and with the notifier's NOTIFY after
+the commit, and the pickup latency from the commit.
 
 Run: `uv run python -m bench.notify_commit [--quick] [--reps N]`. Uses SKINCARE_BENCH_DATABASE_URL
 when set, otherwise starts an embedded PostgreSQL in a temporary directory. The transaction is in

@@ -1,5 +1,5 @@
 """Pickup latency while pg_terminate_backend kills every connection of the system twice a
-second (issue 19, fault 10), beside the same load without the storm.
+second, beside the same load without the storm.
 
 Run: `uv run python -m bench.terminate_storm [--quick]`. One producer enqueues a job every
 20 ms on its own pool; one worker (concurrency 4) runs them; pickup is from the enqueue's

@@ -1,4 +1,9 @@
-"""Scenario 6: ours on SQS (moto's HTTP server): requests per job and jobs/s at batch 1 and 10."""
+"""SQS requests per job: ours on SQS (moto's HTTP server), enqueue then drain at receive batch 1
+and 10, and at batch 10 with jobs that outlive half the visibility timeout (so the heartbeat
+renews their leases). Requests are counted on the boto3 client; jobs/s is moto's, not SQS's.
+
+`uv run --group bench python -m bench.compare.sqs [--quick]`
+"""
 
 from __future__ import annotations
 
