@@ -1,11 +1,10 @@
 """API checkout capacity: the most checkouts/s at which POST /v1/orders p99 stays under 25 ms, at
-16 and 64 clients, with main's NOTIFY in the order's transaction and with the notifier after the
-commit (issue 20, section 2).
+16 and 64 clients, on the real API (the confirmation job queued through the outbox).
 
-Run: `uv run python -m bench.checkout_capacity [--quick]`. Each configuration is served by uvicorn
-in a child process (bench/checkout_server.py, variants queued-main and queued) on the embedded
-PostgreSQL (or SKINCARE_BENCH_DATABASE_URL), while a LISTEN connection here reads the default
-queue's channel as an idle worker would. The offered rate steps up (10, 25, then by 50): each
+Run: `uv run python -m bench.checkout_capacity [--quick]`. Each client count is served by uvicorn
+in a child process (bench/checkout_server.py, variant queued) on the embedded PostgreSQL (or
+SKINCARE_BENCH_DATABASE_URL), while a LISTEN connection here reads the default queue's channel as
+an idle worker would. The offered rate steps up (10, 25, then by 50): each
 client, on one keep-alive connection, puts one item in its cart and checks out on a fixed
 schedule (open loop: a slow answer does not slow the offer).
 A step holds when the POST p99 is under 25 ms and at least 95 % of the offered checkouts were
@@ -34,7 +33,6 @@ from skincare_http import issue_token
 from skincare_postgres.engine import libpq_conninfo
 
 CLIENTS = (16, 64)
-VARIANTS = {"queued-main": "NOTIFY in the transaction (main)", "queued": "notifier after commit"}
 P99_GOAL_MS = 25.0
 
 
@@ -110,7 +108,7 @@ async def capacity(url: str, seed: dict[str, Any], rates: list[float],
 
 
 def main() -> None:
-    """Step every configuration up to its capacity and print the table."""
+    """Step each client count up to its capacity and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="two short steps")
     parser.add_argument("--seconds", type=float, default=5.0, help="per step")
@@ -118,24 +116,21 @@ def main() -> None:
     rates = [25.0, 50.0] if args.quick else [10.0, 25.0, *(50.0 * n for n in range(1, 21))]
     seconds = 1.0 if args.quick else args.seconds
     print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-    found: dict[tuple[int, str], float] = {}
+    found: dict[int, float] = {}
     with database_url() as url:
         from skincare_postgres import upgrade
 
         upgrade(url)
         for clients in CLIENTS:
-            for variant in VARIANTS:
-                with served("postgres", variant, url, clients) as seed:
-                    held, lines = anyio.run(capacity, url, seed, rates, seconds)
-                found[(clients, variant)] = held
-                print(f"{clients} clients, {VARIANTS[variant]}:", *lines, sep="\n")
+            with served("postgres", "queued", url, clients) as seed:
+                found[clients], lines = anyio.run(capacity, url, seed, rates, seconds)
+            print(f"{clients} clients:", *lines, sep="\n")
     print(f"load average after: {os.getloadavg()[0]:.2f}\n")
     print(f"## Checkouts/s with POST /v1/orders p99 < {P99_GOAL_MS:.0f} ms ({seconds:g} s steps)\n")
-    print("| clients | " + " | ".join(VARIANTS.values()) + " |")
-    print("| --- | --- | --- |")
+    print("| clients | checkouts/s |")
+    print("| --- | --- |")
     for clients in CLIENTS:
-        cells = [f"{found[(clients, v)]:,.0f}" for v in VARIANTS]
-        print(f"| {clients} | " + " | ".join(cells) + " |")
+        print(f"| {clients} | {found[clients]:,.0f} |")
 
 
 if __name__ == "__main__":

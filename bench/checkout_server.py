@@ -4,10 +4,7 @@ uvicorn, in a child process.
 Run by the benchmark as `python -m bench.checkout_server BACKEND VARIANT URL [CLIENTS]`: it seeds
 the shop (one user and product per client, CLIENTS defaults to 16), prints {"port", "users",
 "products"} on stdout and serves until terminated. BACKEND is memory or postgres; VARIANT is
-queued (the real handler), inline (a 300 ms e-mail before the answer), queued-main (the real
-handler with main's outbox before issue 20: its NOTIFY inside the order's transaction), or
-queued-server-timeout and queued-no-timeouts (the real handler on an engine with only the
-server's statement_timeout, or with no timeout at all: bench.deadline_cost).
+queued (the real handler) or inline (a 300 ms e-mail before the answer).
 """
 
 from __future__ import annotations
@@ -16,7 +13,6 @@ import importlib.util
 import json
 import socket
 import sys
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -36,7 +32,6 @@ from skincare_http import ApiServices, ApiSettings, create_app
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
 
-_WITHOUT_DEADLINE = ("queued-server-timeout", "queued-no-timeouts")
 # One seeded user and product per benchmark client.
 CLIENTS = 16
 SETTINGS = ApiSettings(
@@ -76,38 +71,18 @@ async def _memory_shop() -> tuple[UnitOfWorkFactory, Any, list[int], list[int]]:
     return db, _Alive(), users, goods
 
 
-# main's outbox statement before issue 20 (the NOTIFY in the business transaction), for the
-# queued-main variant: the same insert as jobs_sql.OUTBOX_ADD, then the NOTIFY.
-MAIN_OUTBOX_ADD = """
-WITH added AS (
-    INSERT INTO jobs (id, type, body, queue, unique_key, available_at)
-    VALUES (%(id)s, %(type)s, %(body)s, %(queue)s, %(key)s,
-        COALESCE(CAST(%(not_before)s AS timestamptz), now() + %(delay)s))
-    ON CONFLICT DO NOTHING RETURNING 1)
-SELECT pg_notify('skincare_jobs.' || %(queue)s, '') FROM added
-"""
-
-
 async def _postgres_shop(
-    url: str, clients: int, variant: str
+    url: str, clients: int
 ) -> tuple[UnitOfWorkFactory, Any, list[int], list[int]]:
-    from skincare_postgres import PostgresDatabase, PostgresNotifier, jobs_sql
+    from skincare_postgres import PostgresDatabase, create_engine
 
-    class _Silent(PostgresNotifier):
-        def wake(self, channels: Iterable[str]) -> None:
-            """main had no notifier: its outbox statement notified."""
-
-    engine = checkout_engine(url, clients + 4, variant)
-    notifier = None
-    if variant == "queued-main":
-        jobs_sql.OUTBOX_ADD = MAIN_OUTBOX_ADD
-        notifier = _Silent(engine)
-    ids, goods = await seed_postgres(engine, clients)
-    db = PostgresDatabase(engine, notifier=notifier)
+    engine = create_engine(url, pool_size=clients + 4)
+    ids, goods = await _seed_postgres(engine, clients)
+    db = PostgresDatabase(engine)
     return db, db, ids, goods
 
 
-async def seed_postgres(engine: AsyncEngine, clients: int) -> tuple[list[int], list[int]]:
+async def _seed_postgres(engine: AsyncEngine, clients: int) -> tuple[list[int], list[int]]:
     """Empty every table, then add one user and one well-stocked product per client: their ids."""
     from sqlalchemy import insert, text
 
@@ -124,25 +99,10 @@ async def seed_postgres(engine: AsyncEngine, clients: int) -> tuple[list[int], l
     return list(ids), list(pids.scalars().all())
 
 
-def checkout_engine(url: str, pool_size: int, variant: str) -> AsyncEngine:
-    """The services' engine (create_engine: the server's statement_timeout and the client's
-    deadline around every statement), or for the deadline_cost variants one without either."""
-    from sqlalchemy.ext.asyncio import create_async_engine
-
-    from skincare_postgres import create_engine
-    from skincare_postgres.engine import async_url
-
-    if variant not in _WITHOUT_DEADLINE:
-        return create_engine(url, pool_size=pool_size)
-    # An engine create_engine did not make: no client deadline (client_deadline is None).
-    connect_args = {"options": "-c statement_timeout=30000"} if "server" in variant else {}
-    return create_async_engine(async_url(url), pool_size=pool_size, connect_args=connect_args)
-
-
 async def serve(backend: str, variant: str, url: str, clients: int = CLIENTS) -> None:
     """Seed, print {"port", "users", "products"} on stdout, serve until terminated."""
     uow, readiness, users, goods = await (
-        _memory_shop() if backend == "memory" else _postgres_shop(url, clients, variant)
+        _memory_shop() if backend == "memory" else _postgres_shop(url, clients)
     )
     checkout = CheckoutService(uow=uow, clock=SystemClock())
     if variant == "inline":

@@ -1,6 +1,6 @@
 """NOTIFY and the checkout's commit: commits/s of a checkout-shaped transaction at 16 and 64
-clients with no NOTIFY, with main's NOTIFY in the transaction and with the notifier's NOTIFY
-after the commit, and the pickup latency from the commit (issue 20, section 2).
+clients with no NOTIFY, with the NOTIFY in the transaction and with the notifier's NOTIFY after
+the commit, and the pickup latency from the commit.
 
 Run: `uv run python -m bench.notify_commit [--quick] [--reps N]`. Uses SKINCARE_BENCH_DATABASE_URL
 when set, otherwise starts an embedded PostgreSQL in a temporary directory. The transaction is in
@@ -25,13 +25,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench.checkout_tx import CHANNEL, CONFIRMATION, Variant, checkout, variants
 from bench.embedded import database_url
-from skincare_core.jobs.job import Job
-from skincare_core.jobs.router import Router
-from skincare_core.jobs.worker import Worker
-from skincare_postgres import PostgresQueue, create_engine, upgrade
+from skincare_core.jobs import Job, Router, Worker
+from skincare_postgres import PostgresNotifier, PostgresQueue, create_engine, metadata, upgrade
 from skincare_postgres.engine import libpq_conninfo
-from skincare_postgres.notifier import PostgresNotifier
-from skincare_postgres.schema import metadata
 
 CLIENTS = (16, 64)
 RATIO_GOAL, P50_GOAL_MS, P99_GOAL_MS = 0.9, 5.0, 20.0

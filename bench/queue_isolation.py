@@ -22,11 +22,7 @@ from attrs import frozen
 from sqlalchemy import text
 
 from bench.embedded import database_url
-from skincare_core.jobs.backend import Backend
-from skincare_core.jobs.envelope import Envelope
-from skincare_core.jobs.job import Job, new_job
-from skincare_core.jobs.router import Router
-from skincare_core.jobs.worker import Worker
+from skincare_core.jobs import Backend, Envelope, Job, Router, Worker, enqueue, new_job
 from skincare_postgres import create_engine, postgres_backend, upgrade
 
 BULK_WORK = 0.010
@@ -132,7 +128,7 @@ async def _enqueue_critical(backend: Backend, queue: str, load: Load) -> dict[st
     for n in range(int(load.rate * load.seconds)):
         await anyio.sleep(max(0.0, start + n / load.rate - time.perf_counter()))
         sent[str(n)] = time.perf_counter()
-        await backend.queue(queue).enqueue(new_job("critical", n=str(n)))
+        await enqueue(backend.queue(queue), new_job("critical", n=str(n)))
     return sent
 
 

@@ -1,5 +1,5 @@
 """Pickup latency while pg_terminate_backend kills every connection of the system twice a
-second (issue 19, fault 10), beside the same load without the storm.
+second, beside the same load without the storm.
 
 Run: `uv run python -m bench.terminate_storm [--quick]`. One producer enqueues a job every
 20 ms on its own pool; one worker (concurrency 4) runs them; pickup is from the enqueue's
@@ -17,14 +17,9 @@ import anyio
 import psycopg
 
 from bench.embedded import database_url
-from skincare_core.jobs.envelope import Envelope
-from skincare_core.jobs.errors import Unavailable
-from skincare_core.jobs.job import Job, new_job
-from skincare_core.jobs.router import Router
-from skincare_core.jobs.worker import Worker
-from skincare_postgres import PostgresQueue, create_engine, upgrade
+from skincare_core.jobs import Envelope, Job, Router, Unavailable, Worker, new_job
+from skincare_postgres import PostgresQueue, PostgresSink, create_engine, upgrade
 from skincare_postgres.engine import libpq_conninfo
-from skincare_postgres.sink import PostgresSink
 
 _KILL = (
     "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"

@@ -1,4 +1,5 @@
-"""Scenario 1: drain pre-enqueued no-op jobs; jobs/s and jobs per CPU-second."""
+"""Drain pre-enqueued no-op jobs, ours against pgqueuer and procrastinate: jobs/s and jobs per
+CPU-second."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scenario 3: pickup latency at 10 jobs/s, enqueue call (commit included) -> handler start."""
+"""Pickup latency at 10 jobs/s, enqueue call (commit included) -> handler start."""
 
 from __future__ import annotations
 

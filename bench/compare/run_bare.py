@@ -19,7 +19,7 @@ import psycopg
 from bench.compare.run_ours import OursSystem
 from bench.compare.run_ours import open_system as open_ours
 from bench.compare.systems import Handler, Payload
-from skincare_core.jobs.routing import DEFAULT_QUEUE
+from skincare_core.jobs import DEFAULT_QUEUE
 from skincare_postgres import jobs_sql
 
 _DELETE = "DELETE FROM jobs WHERE id = ANY(%(ids)s)"

@@ -13,10 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench.compare.server import sqlalchemy_url
 from bench.compare.systems import Handler, Payload
-from skincare_core.jobs.envelope import Envelope
-from skincare_core.jobs.job import Job, new_job
-from skincare_core.jobs.router import Router
-from skincare_core.jobs.worker import Worker
+from skincare_core.jobs import Envelope, Job, Router, Worker, new_job
 from skincare_postgres import JOBS_CHANNEL, PostgresQueue, create_engine, upgrade
 
 JOB_TYPE = "noop"

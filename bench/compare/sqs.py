@@ -1,4 +1,9 @@
-"""Scenario 6: ours on SQS (moto's HTTP server): requests per job and jobs/s at batch 1 and 10."""
+"""SQS requests per job: ours on SQS (moto's HTTP server), enqueue then drain at receive batch 1
+and 10, and at batch 10 with jobs that outlive half the visibility timeout (so the heartbeat
+renews their leases). Requests are counted on the boto3 client; jobs/s is moto's, not SQS's.
+
+`uv run --group bench python -m bench.compare.sqs [--quick]`
+"""
 
 from __future__ import annotations
 
@@ -19,10 +24,7 @@ from bench.compare import harness
 from bench.compare.report import Metric
 from bench.compare.server import BenchServer
 from bench.compare.systems import Variant
-from skincare_core.jobs.envelope import Envelope
-from skincare_core.jobs.job import Job, new_job
-from skincare_core.jobs.router import Router
-from skincare_core.jobs.worker import Worker
+from skincare_core.jobs import Envelope, Job, Router, Worker, enqueue, new_job
 from skincare_sqs import SqsQueue, ensure_queue
 
 if TYPE_CHECKING:
@@ -97,7 +99,7 @@ async def sqs_run(variant: Variant, jobs: int) -> dict[str, float]:
 async def _enqueue(queue: SqsQueue, jobs: list[Job], batch: int) -> None:
     if batch == 1:
         for job in jobs:
-            await queue.enqueue(job)
+            await enqueue(queue, job)
     else:
         for start in range(0, len(jobs), batch):
             await queue.enqueue_many([Envelope(job) for job in jobs[start : start + batch]])
