@@ -1,5 +1,5 @@
-"""`skincare-worker [--queues NAMES]`: one job worker per named queue (and, with SQS, the outbox
-relay) in one process, until SIGTERM/SIGINT."""
+"""`skincare-worker [--queues NAMES]`: one job worker per named queue (and, where the backend
+needs one, the outbox relay) in one process, until SIGTERM/SIGINT."""
 
 from __future__ import annotations
 
