@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from skincare_services.local import start_process, stop_process, wait_for
+from skincare_services.local import free_port, start_process, stop_process, wait_for
 from tests.e2e.e2e_client import base_env, log_records
+from tests.e2e.metrics_scrape import sample, scrape
 
 pytestmark = pytest.mark.slow
 TOY_PACKAGE = Path(__file__).parent / "toy_backend"
@@ -39,11 +40,15 @@ def _events(log: Path) -> list[str]:
 def test_the_worker_serves_a_backend_registered_by_another_package(
     database_url: str, home: Path
 ) -> None:
-    log = home / "worker.log"
+    log, port = home / "worker.log", free_port()
+    env = {**_toy_env(database_url, home, "toy"), "SKINCARE_METRICS_PORT": str(port)}
     with log.open("ab") as out:
-        worker = start_process("skincare_services.worker", _toy_env(database_url, home, "toy"), out)
+        worker = start_process("skincare_services.worker", env, out)
     try:
         assert wait_for(lambda: "job.dead_lettered" in _events(log), 30), log.read_text()
+        # The queue's depth comes from the backend's own stats.
+        samples = scrape(f"http://127.0.0.1:{port}/metrics")
+        assert sample(samples, "skincare_queue_jobs", queue="default", state="dead") == 1
     finally:
         code = stop_process(worker)
     assert code == 0, log.read_text()
