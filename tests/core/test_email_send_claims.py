@@ -22,9 +22,8 @@ from skincare_core.shop.handlers import OrderEmailHandler
 from skincare_core.shop.handlers.emails import SEND_LEASE
 from skincare_core.shop.job_types import SEND_CONFIRMATION_EMAIL
 from skincare_core.shop.models import NotificationType, SendClaim
-from skincare_core.shop.ports import OrderEmail
-from skincare_core.testing.shop import RecordingEmailService
 from tests.core.core_kit import Shop, make_shop
+from tests.gated_email import GatedEmail
 
 pytestmark = pytest.mark.anyio
 SEND_TIME = 0.02
@@ -92,20 +91,6 @@ async def test_a_run_that_died_after_sending_is_sent_once_more_after_the_lease(
     await shop.router.dispatch(job)
     assert len(shop.email.sent) == 2
     assert (int(job.payload["order_id"]), KIND) in shop.db.state.notifications
-
-
-class GatedEmail(RecordingEmailService):
-    """A provider whose sends hang until the test lets them through (never, if it does not)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.sending = anyio.Event()
-        self.release = anyio.Event()
-
-    async def send_order_confirmation(self, to: str, data: OrderEmail) -> None:
-        self.sending.set()
-        await self.release.wait()
-        await super().send_order_confirmation(to, data)
 
 
 async def eventually(condition: Callable[[], bool]) -> None:

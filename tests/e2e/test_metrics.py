@@ -14,7 +14,7 @@ import boto3
 import httpx
 import pytest
 
-from skincare_core.jobs import new_job
+from skincare_core.jobs import enqueue, new_job
 from skincare_postgres import create_engine, postgres_backend
 from skincare_services.local import free_port, stop_process, wait_for
 from skincare_services.seed import SeededShop
@@ -31,7 +31,7 @@ async def _enqueue_poison(database_url: str) -> None:
     engine = create_engine(database_url)
     try:
         async with postgres_backend(engine) as backend:
-            await backend.queue().enqueue(new_job("e2e.no_such_type"))
+            await enqueue(backend.queue(), new_job("e2e.no_such_type"))
     finally:
         await engine.dispose()
 

@@ -17,7 +17,7 @@ import anyio
 import boto3
 import pytest
 
-from skincare_core.jobs import Backend, Job, new_job
+from skincare_core.jobs import Backend, Burial, Job, enqueue, new_job
 from skincare_postgres import create_engine, postgres_backend
 from tests.e2e.e2e_client import base_env
 from tests.e2e.ops_page import ops_row
@@ -29,13 +29,14 @@ Opener = Callable[[], AbstractAsyncContextManager[Backend]]
 
 async def _fill(open_backend: Opener, dead: Job, ready: list[Job]) -> None:
     async with open_backend() as backend:
-        await backend.queue().enqueue(dead)
+        await enqueue(backend.queue(), dead)
         with anyio.fail_after(10):
             while not (messages := await backend.queue().receive(1)):
                 pass
-        await backend.queue().dead_letter(messages[0], "PermanentJobError: no such product")
+        reason = "PermanentJobError: no such product"
+        await backend.queue().dead_letter_many([Burial(messages[0], reason)])
         for job in ready:
-            await backend.queue().enqueue(job)
+            await enqueue(backend.queue(), job)
 
 
 def _skincare(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

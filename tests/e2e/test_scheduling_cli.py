@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from skincare_core.jobs import Job, new_job
+from skincare_core.jobs import Burial, Job, enqueue, new_job
 from skincare_postgres import create_engine, postgres_backend
 from tests.e2e.e2e_client import base_env
 
@@ -34,13 +34,14 @@ async def _enqueue_and_bury(url: str, later: Job, dead: dict[str, Job]) -> None:
     engine = create_engine(url)
     try:
         async with postgres_backend(engine, queues=["default", *dead]) as backend:
-            await backend.queue().enqueue(later, delay=timedelta(hours=1))
+            await enqueue(backend.queue(), later, delay=timedelta(hours=1))
             for name, job in dead.items():
-                await backend.queue(name).enqueue(job)
+                await enqueue(backend.queue(name), job)
                 with anyio.fail_after(10):
                     while not (messages := await backend.queue(name).receive(1)):
                         pass
-                await backend.queue(name).dead_letter(messages[0], f"PermanentJobError: {name}")
+                reason = f"PermanentJobError: {name}"
+                await backend.queue(name).dead_letter_many([Burial(messages[0], reason)])
     finally:
         await engine.dispose()
 

@@ -66,7 +66,7 @@ def test_a_checkout_traced_to_an_otlp_collector_arrives_as_one_trace(
     database_url: str, shop: SeededShop, home: Path
 ) -> None:
     with otlp_receiver() as (endpoint, received):
-        # The SDK's batch processor sends every 100 ms here, not every 5 s.
+        # The SDK's batch processor sends at a short interval here, not at its default.
         env, port = base_env(
             database_url, home, SKINCARE_OTLP_ENDPOINT=endpoint, OTEL_BSP_SCHEDULE_DELAY="100"
         )

@@ -78,8 +78,8 @@ async def test_a_stall_fails_pooled_work_within_the_deadline_and_it_recovers(
             async with anyio.create_task_group() as tg:  # two pooled connections, before it
                 tg.start_soon(_enqueue_in_uow, db)
                 tg.start_soon(_enqueue_in_uow, db)
-            # Before the client-side deadline the commit and the statement on a pooled connection
-            # hung (cut off at HANG, 5 s); a new connection failed in 2 s (connect timeout).
+            # The client-side deadline ends a commit or a statement on a stalled pooled connection,
+            # and the connect timeout a new connection's attempt.
             failed = [
                 await _seconds_to_fail(lambda: _commit_into_the_stall(db, proxy)),
                 await _seconds_to_fail(lambda: _enqueue_in_uow(db)),

@@ -57,7 +57,7 @@ async def test_a_cut_fails_enqueues_fast_and_the_backlog_runs_after(own_database
                 proxy.resume()
                 with anyio.fail_after(5):
                     await sink.enqueue_many([Envelope(job, "default") for job in after])
-                # Measured 0.06-1.0 s (the LISTEN connection is lost: the 1 s poll finds them).
+                # The LISTEN connection is lost with the link: the queue's poll finds these jobs.
                 await _wait_for(runs, after, 10)
                 tg.cancel_scope.cancel()
         finally:

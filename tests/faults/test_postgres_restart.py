@@ -19,7 +19,7 @@ from skincare_core.jobs.worker import Worker
 from skincare_postgres import PostgresQueue, create_engine
 from skincare_postgres.sink import PostgresSink
 from tests.faults.conftest import count_jobs
-from tests.faults.restartable_postgres import RestartablePostgres, StopMode, restartable_postgres
+from tests.restartable_postgres import RestartablePostgres, StopMode, restartable_postgres
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

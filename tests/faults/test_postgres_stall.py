@@ -57,7 +57,7 @@ async def test_a_stalled_network_delays_the_worker_but_loses_nothing(
                 await sink.enqueue_many([Envelope(job, "default") for job in during])
                 await anyio.sleep(1.5)
                 proxy.resume()
-                # Before a client-side deadline the worker's claim waited forever here.
+                # The claim's client-side deadline ends the stalled wait: the worker claims again.
                 await _all_ran(runs, during, 10)
                 tg.cancel_scope.cancel()
         finally:

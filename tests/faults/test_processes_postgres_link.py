@@ -38,7 +38,7 @@ pytestmark = pytest.mark.slow
 
 OUTAGE = 3.0
 RECOVERY = 1.0
-"""Issue 19, fault 1: 201 again within 1 s of the database's return."""
+"""The API answers 201 again within this many seconds of the database's return."""
 WORK_RESUMES = 5.0
 """The worker sends an e-mail again within 5 s of the database's return."""
 MAIL_WITHIN = 30.0

@@ -45,7 +45,7 @@ pytestmark = pytest.mark.slow
 
 OUTAGE = 3.0
 WORK_RESUMES = 5.0
-"""Issue 19, fault 4: work resumes within 5 s of the endpoint's return."""
+"""Work resumes within this many seconds of the endpoint's return."""
 MAIL_WITHIN = 20.0
 """After the load: a receive or ack the fault swallowed costs its job one lease (VISIBILITY)."""
 

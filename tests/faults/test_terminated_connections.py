@@ -1,5 +1,5 @@
 """pg_terminate_backend on the system's connections: enqueues still succeed and the worker
-picks jobs up at once (issue 19, faults 10 and 11)."""
+picks jobs up at once."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ async def test_pickup_stays_fast_under_a_terminate_storm(
                     await anyio.sleep(0.02)
             tg.cancel_scope.cancel()
     p99 = statistics.quantiles(pickups, n=100)[98]
-    # Before: every killed connection cost the worker a 1 s pause (p99 750-930 ms).
+    # A killed connection costs the worker no pause: it receives again on a fresh one at once.
     assert p99 < 0.2, f"pickup p99 {p99 * 1000:.0f} ms"
 
 

@@ -23,11 +23,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from skincare_core.shop.ports import Clock
 from skincare_core.testing.shop import ManualClock
 from skincare_http import create_app
-from skincare_postgres import PostgresDatabase, PostgresUnitOfWork, create_engine, upgrade
+from skincare_postgres import PostgresDatabase, PostgresUnitOfWork, create_engine
 from skincare_postgres.engine import libpq_conninfo
 from tests.http.http_support import SETTINGS, Backend, Seed, bearer, seed_shop, services_for, signed
 from tests.http.pg_backend import PostgresBackend
-from tests.http.pg_restart import RestartablePostgres, restartable_postgres
+from tests.restartable_postgres import RestartablePostgres, restartable_postgres
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 Client = AsyncTestClient[Litestar]
@@ -38,7 +38,6 @@ OUTAGE_SECONDS = 1.5
 @pytest.fixture
 def pg(tmp_path: Path) -> Iterator[RestartablePostgres]:
     with restartable_postgres(tmp_path / "pgdata") as server:
-        upgrade(server.url)
         yield server
 
 

@@ -20,10 +20,11 @@ from skincare_core.shop.handlers import OrderEmailHandler
 from skincare_core.shop.handlers.emails import SEND_LEASE
 from skincare_core.shop.job_types import SEND_CONFIRMATION_EMAIL
 from skincare_core.shop.models import NotificationType, SendClaim
-from skincare_core.shop.ports import EmailService, OrderEmail
+from skincare_core.shop.ports import EmailService
 from skincare_core.testing.shop import ManualClock, RecordingEmailService
 from skincare_email import MaildirEmailService
 from skincare_postgres import PostgresDatabase
+from tests.gated_email import GatedEmail
 from tests.postgres.pg_shop import Shop
 
 pytestmark = pytest.mark.anyio
@@ -31,20 +32,6 @@ CONFIRMATION = NotificationType.ORDER_CONFIRMATION
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 SEND_TIME = 0.3
 RUNS = 10
-
-
-class GatedEmail(RecordingEmailService):
-    """A provider whose sends hang until the test lets them through (never, if it does not)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.sending = anyio.Event()
-        self.release = anyio.Event()
-
-    async def send_order_confirmation(self, to: str, data: OrderEmail) -> None:
-        self.sending.set()
-        await self.release.wait()
-        await super().send_order_confirmation(to, data)
 
 
 class SlowMaildir(MaildirEmailService):

@@ -1,4 +1,5 @@
-"""The configured database engine and job backend: Postgres, or SQS with its ledger in Postgres.
+"""The configured database engine, entering the configured queue backend, and the two queue
+backends this package registers: Postgres, and SQS with its ledger in Postgres.
 
 Used by the composition roots (the API's takes only the engine) and by the CLI's commands;
 boto3 loads only with SQS.
@@ -18,6 +19,7 @@ from skincare_core.jobs.backend import Backend
 from skincare_core.shop.job_types import SHOP_ROUTES
 from skincare_core.shop.retry_policies import SHOP_RETRY_POLICIES
 from skincare_postgres import PostgresNotifier, create_engine, postgres_backend
+from skincare_services.queue_backends import BackendContext, QueueBackend, queue_backend
 from skincare_services.settings import Settings
 
 if TYPE_CHECKING:
@@ -63,52 +65,69 @@ async def job_backend(
     queues: Iterable[str],
     notifier: PostgresNotifier,
 ) -> AsyncIterator[Backend]:
-    """The configured queue backend serving the named `queues`. With SQS each named queue (the
-    shop's and the configured ones) has its SQS queue and DLQ; the outbox rows and the jobs'
-    ledger stay in Postgres and a relay sends the rows. On Postgres its enqueues wake the queues
-    through `notifier`, the process's one (its units of work share it)."""
-    async with AsyncExitStack() as stack:
-        if settings.queue == "sqs":
-            chosen = await _sqs_backend(stack, settings=settings, engine=engine, queues=queues)
-        else:
-            chosen = postgres_backend(
-                engine,
-                queues=queues,
-                visibility_timeout=settings.visibility_timeout,
-                notifier=notifier,
-            )
-        yield await stack.enter_async_context(chosen)
+    """The backend SKINCARE_QUEUE names (see `queue_backends`), serving the named `queues`.
+    Its enqueues wake the queues through `notifier`, the process's one (its units of work
+    share it)."""
+    served = tuple(queues)
+    context = BackendContext(
+        settings=settings,
+        engine=engine,
+        notifier=notifier,
+        queues=served,
+        known_queues=tuple(dict.fromkeys([*SHOP_ROUTES.names, *settings.worker_queues, *served])),
+        max_receives=redrive_receive_count(settings.max_attempts),
+    )
+    async with queue_backend(settings.queue).open(context) as backend:
+        yield backend
 
 
-async def _sqs_backend(
-    stack: AsyncExitStack, *, settings: Settings, engine: AsyncEngine, queues: Iterable[str]
-) -> AbstractAsyncContextManager[Backend]:
+def _postgres(context: BackendContext) -> AbstractAsyncContextManager[Backend]:
+    return postgres_backend(
+        context.engine,
+        queues=context.queues,
+        visibility_timeout=context.visibility_timeout,
+        notifier=context.notifier,
+    )
+
+
+@asynccontextmanager
+async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
     import anyio
 
     from skincare_postgres import PostgresRateLimiter, PostgresScheduleStore, postgres_job_ledger
     from skincare_services.aws import SQS_LONG_POLL_SECONDS, aws_client
     from skincare_sqs import MAX_DELAY, queue_urls, sqs_backend
 
-    served = tuple(queues)
-    ledger = await stack.enter_async_context(postgres_job_ledger(engine, window=MAX_DELAY))
-    client = aws_client("sqs")
-    stack.callback(client.close)
-    names = dict.fromkeys([*SHOP_ROUTES.names, *settings.worker_queues, *served])
-    urls = await anyio.to_thread.run_sync(
-        lambda: queue_urls(client, settings.sqs_queue_prefix, names)
-    )
-    needed = redrive_receive_count(settings.max_attempts)
-    await anyio.to_thread.run_sync(lambda: warn_short_redrive(client, urls, served, needed))
-    # Schedules and rate windows live in the ledger's database, shared by every process.
-    return sqs_backend(
-        client,
-        urls=urls,
-        ledger=ledger,
-        queues=served,
-        wait_time_seconds=SQS_LONG_POLL_SECONDS,
-        schedules=PostgresScheduleStore(engine),
-        rate_limiter=PostgresRateLimiter(engine),
-    )
+    engine, prefix = context.engine, context.settings.sqs_queue_prefix
+    async with AsyncExitStack() as stack:
+        ledger = await stack.enter_async_context(postgres_job_ledger(engine, window=MAX_DELAY))
+        client = aws_client("sqs")
+        stack.callback(client.close)
+        urls = await anyio.to_thread.run_sync(
+            lambda: queue_urls(client, prefix, context.known_queues)
+        )
+        await anyio.to_thread.run_sync(
+            lambda: warn_short_redrive(client, urls, context.queues, context.max_receives)
+        )
+        # Schedules and rate windows live in the ledger's database, shared by every process.
+        backend = sqs_backend(
+            client,
+            urls=urls,
+            ledger=ledger,
+            queues=context.queues,
+            wait_time_seconds=SQS_LONG_POLL_SECONDS,
+            schedules=PostgresScheduleStore(engine),
+            rate_limiter=PostgresRateLimiter(engine),
+        )
+        yield await stack.enter_async_context(backend)
+
+
+POSTGRES = QueueBackend(open=_postgres)
+"""The jobs table: the unit of work's outbox row is the queue row (entry point `postgres`)."""
+
+SQS = QueueBackend(open=_sqs, required_settings=("sqs_queue_prefix",))
+"""An SQS queue and DLQ per named queue, the outbox and ledger in the database, and a relay
+between them (entry point `sqs`); boto3 loads only when it is opened."""
 
 
 def warn_short_redrive(

@@ -1,6 +1,7 @@
 """Composition roots: one function per process builds its adapters from settings.
 
-Nothing else in services decides which adapter runs; tests build the same objects with fakes.
+Nothing else in services decides which adapter runs (the queue backend is the one SKINCARE_QUEUE
+names, entered through `backends.job_backend`); tests build the same objects with fakes.
 Heavy adapters are imported by the function that builds them, when it builds them: a worker never
 loads Litestar, and boto3 loads only where SQS, SES or S3 is configured.
 """

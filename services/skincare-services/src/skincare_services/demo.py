@@ -11,6 +11,7 @@ from pathlib import Path
 import anyio
 import httpx
 
+from skincare_core.jobs import enqueue
 from skincare_core.jobs.job import Job, new_job_id
 from skincare_core.shop.job_types import SEND_CONFIRMATION_EMAIL
 from skincare_http import issue_token
@@ -95,7 +96,7 @@ def _poison(url: str) -> Check:
         poison = Job(new_job_id(), SEND_CONFIRMATION_EMAIL, {"order_id": "not-a-number"})
         try:
             async with postgres_backend(engine) as backend:
-                await backend.queue().enqueue(poison)
+                await enqueue(backend.queue(), poison)
                 with anyio.move_on_after(20):
                     # The worker is another process: poll, no event to wait on.
                     while (dead := await backend.dead_letters.get(poison.id)) is None:  # noqa: ASYNC110

@@ -37,7 +37,11 @@ class StopRequested(Exception):
 
 
 def run_dev(*, queue: str, home: Path, port: int = 8000) -> int:
-    """Run PostgreSQL, the API and a worker until Ctrl-C, SIGTERM or SIGHUP; then stop them all."""
+    """Run PostgreSQL, the API and a worker until Ctrl-C, SIGTERM or SIGHUP; then stop them all.
+
+    `queue` is one of the backends `skincare dev` can run on this machine alone
+    (`cli.local_commands.LocalQueue`): with `sqs` it starts a moto server for the queues too.
+    """
     try:
         with _stop_signals_raise():
             _run(queue=queue, home=home, port=port)

@@ -11,6 +11,7 @@ import attrs
 import cattrs
 from attrs import field, frozen
 
+from skincare_services.queue_backends import QueueBackend, UnknownBackend, queue_backend
 from skincare_services.setting_values import (
     DEFAULT_WORKER_QUEUES,
     NO_RATE_LIMITS,
@@ -53,7 +54,8 @@ class Settings:
     # client gives up after both together, so a stalled link is noticed within their sum.
     database_connect_timeout_seconds: int = field(default=5, validator=positive)
     database_statement_timeout_seconds: int = field(default=30, validator=positive)
-    queue: Literal["postgres", "sqs"] = "postgres"
+    # The queue backend: a name registered under `queue_backends.GROUP`, checked on load.
+    queue: str = "postgres"
     sqs_queue_prefix: str = ""
     email: Literal["maildir", "smtp", "ses"] = "maildir"
     email_from: str = "Toko Skincare <no-reply@skincare.example>"
@@ -139,7 +141,7 @@ _DESCRIPTIONS: dict[object, str] = {
     RateLimits: "queue=jobs-per-second pairs like default=14,bulk=2",
     timedelta: "a positive duration like 24h, 30m or 900s",
 }
-_REQUIRED_WITH = {"sqs": ("sqs_queue_prefix",), "s3": ("invoice_bucket",)}
+_REQUIRED_WITH = {"s3": ("invoice_bucket",)}
 
 
 def variable(name: str) -> str:
@@ -198,8 +200,18 @@ def _describe(kind: object) -> str:
 
 
 def _check_combinations(settings: Settings) -> None:
-    for trigger, names in _REQUIRED_WITH.items():
-        if trigger in (settings.queue, settings.invoice_store):
-            for name in names:
-                if not getattr(settings, name):
-                    raise SettingsError(f"{variable(name)} is required when {trigger} is used")
+    _require(settings, settings.queue, _queue_backend(settings.queue).required_settings)
+    _require(settings, settings.invoice_store, _REQUIRED_WITH.get(settings.invoice_store, ()))
+
+
+def _require(settings: Settings, trigger: str, names: tuple[str, ...]) -> None:
+    for name in names:
+        if not getattr(settings, name):
+            raise SettingsError(f"{variable(name)} is required when {trigger} is used")
+
+
+def _queue_backend(name: str) -> QueueBackend:
+    try:
+        return queue_backend(name)
+    except UnknownBackend as exc:
+        raise SettingsError(f"{variable('queue')}: {exc}") from None

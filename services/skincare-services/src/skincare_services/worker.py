@@ -1,5 +1,5 @@
-"""`skincare-worker [--queues NAMES]`: one job worker per named queue (and, with SQS, the outbox
-relay) in one process, until SIGTERM/SIGINT."""
+"""`skincare-worker [--queues NAMES]`: one job worker per named queue (and, where the backend
+needs one, the outbox relay) in one process, until SIGTERM/SIGINT."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ async def run_worker(
     are periodic jobs this process enqueues (with every other worker, each tick once).
     """
     served = served_queues(settings.worker_queues, queues)
-    # Blocking adapters (smtplib, boto3) run in threads: allow one per job slot, not anyio's 40.
+    # Blocking adapters (smtplib, boto3) run in threads: allow one per job slot at least.
     slots = sum(settings.worker_queues[name] for name in served)
     limiter = anyio.to_thread.current_default_thread_limiter()
     limiter.total_tokens = max(limiter.total_tokens, slots + 8)

@@ -41,20 +41,16 @@ class WorkerMetrics:
 def worker_metrics(
     *, settings: Settings, engine: AsyncEngine, backend: Backend, queues: Sequence[str]
 ) -> WorkerMetrics:
-    """Counters of the served `queues`, and depth per queue from the configured backend."""
+    """Counters of the served `queues`, depth per queue from the backend's stats, and the
+    outbox's backlog where a relay runs."""
     from prometheus_client import CollectorRegistry
 
     registry = CollectorRegistry()
     jobs = PrometheusJobMetrics(registry, queues=queues)
-    depth_sources: dict[str, QueueStats]
-    outbox = None
-    if settings.queue == "sqs":
-        # Each named queue's SQS queue and DLQ; the jobs table's ready rows are the outbox the
-        # relay has yet to send.
-        depth_sources = {name: OneQueueStats(backend.stats, name) for name in queues}
-        outbox = PostgresQueueStats(engine)
-    else:
-        depth_sources = {name: PostgresQueueStats(engine, queue=name) for name in queues}
+    depth_sources = {name: OneQueueStats(backend.stats, name) for name in queues}
+    # The units of work write their outbox rows to the jobs table of the process's database:
+    # where a relay forwards them, its ready rows are what the relay has yet to send.
+    outbox = None if backend.outbox is None else PostgresQueueStats(engine)
     depth = QueueDepthCollector(depth_sources, outbox=outbox)
     registry.register(depth)
     endpoint = WorkerEndpoint(

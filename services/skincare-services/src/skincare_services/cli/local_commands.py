@@ -7,6 +7,10 @@ from typing import Literal
 
 from cyclopts import App
 
+LocalQueue = Literal["postgres", "sqs"]
+"""The queue backends `skincare dev` runs on this machine: the embedded PostgreSQL's jobs table,
+or SQS on a moto server it starts beside it."""
+
 
 def register(app: App) -> None:
     """Add the local-run commands to the `skincare` app."""
@@ -16,7 +20,7 @@ def register(app: App) -> None:
 
 def dev(
     *,
-    queue: Literal["postgres", "sqs"] = "postgres",
+    queue: LocalQueue = "postgres",
     home: Path = Path(".skincare"),
     port: int = 8000,
 ) -> int:
