@@ -8,7 +8,7 @@ from datetime import timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skincare_core.jobs.backoff import backoff_delay, full_jitter_delay, receive_pause
+from skincare_core.jobs.retry import backoff_delay, full_jitter_delay, receive_pause
 
 FIVE_MINUTES = timedelta(minutes=5)
 SEED_TABLE = {0: 5, 1: 2, 2: 4, 3: 8, 4: 16, 5: 32, 6: 64, 7: 64, 100: 64, -1: 5}

@@ -8,6 +8,7 @@ from datetime import timedelta
 import anyio
 import pytest
 
+from skincare_core.jobs.envelope import enqueue as enqueue_job
 from skincare_core.jobs.errors import InvalidJob, RetryLater
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.router import Router
@@ -28,7 +29,7 @@ def router_of(handler: object, job_type: str = "work") -> Router:
 async def enqueue(queue: InMemoryQueue, count: int, job_type: str = "work") -> list[Job]:
     jobs = [new_job(job_type, n=str(n)) for n in range(count)]
     for job in jobs:
-        await queue.enqueue(job)
+        await enqueue_job(queue, job)
     return jobs
 
 
@@ -245,7 +246,7 @@ async def test_a_receive_error_is_logged_and_the_loop_goes_on_at_once(
 class FailingAcks(InMemoryQueue):
     """A queue whose acks fail: the job stays leased and comes back."""
 
-    async def ack(self, message: object) -> None:
+    async def ack_many(self, messages: object) -> None:
         raise ConnectionError("ack lost")
 
 

@@ -5,17 +5,16 @@ from __future__ import annotations
 import random
 from datetime import timedelta
 
-import anyio
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skincare_core.jobs.backoff import backoff_delay
+from skincare_core.jobs.envelope import enqueue as enqueue_job
+from skincare_core.jobs.executor import Executor
 from skincare_core.jobs.job import Job, new_job
-from skincare_core.jobs.retry import RetryPolicies, RetryPolicy
+from skincare_core.jobs.ports import Burial, Retry, Settlement
+from skincare_core.jobs.retry import RetryPolicies, RetryPolicy, RetryRule, backoff_delay
 from skincare_core.jobs.router import Router
-from skincare_core.jobs.settle import Settler
-from skincare_core.jobs.slots import Slot
 from skincare_core.shop.job_types import PROCESS_PAYMENT, SEND_CONFIRMATION_EMAIL
 from skincare_core.shop.retry_policies import SHOP_RETRY_POLICIES
 from skincare_core.testing.jobs import InMemoryQueue
@@ -53,6 +52,16 @@ def test_a_policy_without_attempts_or_with_no_delay_is_refused(
         RetryPolicy(attempts=attempts, base=base, cap=cap)
 
 
+async def settle(queue: InMemoryQueue, settlement: Settlement) -> None:
+    """Settle one job as the completer would."""
+    if isinstance(settlement, Retry):
+        await queue.retry_many([settlement])
+    elif isinstance(settlement, Burial):
+        await queue.dead_letter_many([settlement])
+    else:
+        await queue.ack_many([settlement])
+
+
 async def _outage(job_type: str, policies: RetryPolicies, outage: float, jobs: int) -> int:
     """Run `jobs` jobs on a fake clock against a provider down for `outage` seconds; how many
     ended in the dead letters."""
@@ -65,23 +74,19 @@ async def _outage(job_type: str, policies: RetryPolicies, outage: float, jobs: i
 
     router = Router()
     router.register(job_type, provider)
-    settler = Settler(
-        queue=queue,
+    executor = Executor(
+        queue=queue.name,
         router=router,
-        max_attempts=5,
+        retry=RetryRule(max_attempts=5, backoff=backoff_delay, policies=policies),
         job_timeout=300.0,
-        backoff=backoff_delay,
-        policies=policies,
     )
     for _ in range(jobs):
-        await queue.enqueue(new_job(job_type))
+        await enqueue_job(queue, new_job(job_type))
     while queue.depth:
         messages = await queue.receive(100)
         for message in messages:
-            # The settler settles failures; a success is the caller's to ack (the worker's
-            # batch completer).
-            if await settler.run(Slot(message, anyio.CancelScope(), now[0])):
-                await queue.ack(message)
+            # The executor says what becomes of the job; the worker's completer would settle it.
+            await settle(queue, await executor.run(message))
         if not messages:
             now[0] += 1.0
     return len(await queue.list(limit=10_000))

@@ -13,9 +13,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from skincare_core.jobs.completer import SETTLE_PAUSE_CAP, SETTLE_PAUSE_FIRST, SettleRetry
+from skincare_core.jobs.envelope import enqueue as enqueue_job
 from skincare_core.jobs.job import new_job
 from skincare_core.jobs.metrics import NoMetrics
-from skincare_core.jobs.settle_retry import SETTLE_PAUSE_CAP, SETTLE_PAUSE_FIRST, SettleRetry
 from tests.core.outage_kit import FakeTime, OutageQueue, QueueDown, Scenario
 
 pytestmark = pytest.mark.anyio
@@ -95,7 +96,7 @@ async def test_a_batch_retries_only_the_jobs_whose_lease_holds() -> None:
         queue="default", metrics=NoMetrics(), lease=30.0, clock=time, sleep=time.sleep
     )
     for _ in range(2):
-        await queue.enqueue(new_job("noop"))
+        await enqueue_job(queue, new_job("noop"))
     first, second = await queue.receive(2)
     # The first job's lease was renewed 27 s before: it ends 3 s into the outage.
     pending = [retry.leased(first, -27.0), retry.leased(second, 0.0)]
@@ -108,7 +109,7 @@ async def test_stop_ends_the_retries_at_once() -> None:
     time = FakeTime()
     queue = OutageQueue(lambda: True, clock=time, wait=timedelta(0))
     retry = SettleRetry(queue="default", metrics=NoMetrics(), lease=30.0, clock=time)
-    await queue.enqueue(new_job("noop"))
+    await enqueue_job(queue, new_job("noop"))
     [message] = await queue.receive()
     with anyio.fail_after(5):
         async with anyio.create_task_group() as tg:
@@ -126,7 +127,7 @@ async def test_a_bug_raised_between_two_outage_tries_ends_the_retries() -> None:
     retry = SettleRetry(
         queue="default", metrics=NoMetrics(), lease=30.0, clock=time, sleep=time.sleep
     )
-    await queue.enqueue(new_job("noop"))
+    await enqueue_job(queue, new_job("noop"))
     [message] = await queue.receive()
 
     async def ack_then_break(messages: object) -> None:
@@ -141,7 +142,7 @@ async def test_a_bug_raised_between_two_outage_tries_ends_the_retries() -> None:
 async def test_a_cancelled_retry_gives_up_and_passes_the_cancellation_on() -> None:
     queue = OutageQueue(lambda: True, wait=timedelta(0))
     retry = SettleRetry(queue="default", metrics=NoMetrics(), lease=30.0)
-    await queue.enqueue(new_job("noop"))
+    await enqueue_job(queue, new_job("noop"))
     [message] = await queue.receive()
     with anyio.move_on_after(0.2) as scope:
         await retry.retry(queue.ack_many, [retry.leased(message, 1e12)], QueueDown("down"))

@@ -12,6 +12,7 @@ from datetime import timedelta
 import anyio
 import pytest
 
+from skincare_core.jobs.envelope import enqueue as enqueue_job
 from skincare_core.jobs.errors import PermanentJobError
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.router import Router
@@ -48,7 +49,7 @@ def _setup(runs: Runs, visibility: float = 5.0) -> tuple[Outage, OutageQueue, Ro
 
 async def _enqueue(queue: OutageQueue, count: int) -> None:
     for n in range(count):
-        await queue.enqueue(new_job("work", n=str(n)))
+        await enqueue_job(queue, new_job("work", n=str(n)))
 
 
 async def test_acks_failing_for_a_moment_go_through_after_it_and_no_job_runs_twice() -> None:

@@ -28,7 +28,6 @@ class RoundTrips(InMemoryQueue):
         self.latency = latency
         self.receiving = self.peak_receiving = 0
         self.ack_requests = 0
-        self._in_batch = False
         self.acked: list[str] = []
 
     async def receive(self, max_messages: int = 1) -> list[Message]:
@@ -40,19 +39,10 @@ class RoundTrips(InMemoryQueue):
         finally:
             self.receiving -= 1
 
-    async def ack(self, message: Message) -> None:
-        if not self._in_batch:
-            await self._request()
-        self.acked.append(message.job.id)
-        await super().ack(message)
-
     async def ack_many(self, messages: Sequence[Message]) -> None:
         await self._request()
-        self._in_batch = True
-        try:
-            await super().ack_many(messages)
-        finally:
-            self._in_batch = False
+        self.acked.extend(message.job.id for message in messages)
+        await super().ack_many(messages)
 
     async def _request(self) -> None:
         self.ack_requests += 1
