@@ -12,6 +12,7 @@ import itertools
 import logging
 import time
 from collections import Counter
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 
 import anyio
@@ -19,11 +20,17 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from skincare_core.jobs.completer import SETTLE_PAUSE_CAP, SETTLE_PAUSE_FIRST, SettleRetry
+from skincare_core.jobs.completer import (
+    SETTLE_PAUSE_CAP,
+    SETTLE_PAUSE_FIRST,
+    Completer,
+    SettleRetry,
+)
 from skincare_core.jobs.envelope import enqueue as enqueue_job
 from skincare_core.jobs.errors import PermanentJobError
-from skincare_core.jobs.job import Job, new_job
+from skincare_core.jobs.job import Job, Message, new_job
 from skincare_core.jobs.metrics import NoMetrics
+from skincare_core.jobs.ports import Burial, Retry
 from skincare_core.jobs.router import Router
 from tests.core.outage_kit import FakeTime, Outage, OutageQueue, QueueDown, Scenario
 from tests.core.worker_kit import eventually, running, worker_on
@@ -281,3 +288,152 @@ async def test_an_outage_longer_than_the_lease_gives_up_once_and_the_job_comes_b
     assert attempts == [(n, "lease over") for n in range(1, len(given_up) + 1)]
     assert 1 <= len(given_up) <= len(retrying) <= len(given_up) + 1
     assert list(runs.counts.values()) == [len(given_up) + 1]
+
+
+class Recorder(OutageQueue):
+    """An OutageQueue that keeps the size of every settlement call, and fails lease renewals
+    as it fails settlements."""
+
+    def __init__(self, down: Callable[[], bool], **options: object) -> None:
+        super().__init__(down, **options)  # type: ignore[arg-type]
+        self.calls: list[tuple[str, int]] = []
+
+    async def ack_many(self, messages: Sequence[Message]) -> None:
+        self.calls.append(("ack_many", len(messages)))
+        await super().ack_many(messages)
+
+    async def retry_many(self, retries: Sequence[Retry]) -> None:
+        self.calls.append(("retry_many", len(retries)))
+        await super().retry_many(retries)
+
+    async def dead_letter_many(self, burials: Sequence[Burial]) -> None:
+        self.calls.append(("dead_letter_many", len(burials)))
+        await super().dead_letter_many(burials)
+
+    async def extend_many(self, messages: Sequence[Message], visibility: timedelta) -> None:
+        self._try(len(messages))
+        await super().extend_many(messages, visibility)
+
+
+class Settled:
+    """The completer's `settled` hook: counts its calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self) -> None:
+        self.calls += 1
+
+
+def _completer(queue: OutageQueue, *, batch: int = 6, lease: float = 5.0) -> Completer:
+    retry = SettleRetry(queue=queue.name, metrics=NoMetrics(), lease=lease)
+    return Completer(queue, Settled(), batch=batch, linger=0.005, retry=retry)
+
+
+async def _leased(queue: OutageQueue, count: int) -> list[Message]:
+    for n in range(count):
+        await enqueue_job(queue, new_job("work", n=str(n)))
+    return await queue.receive(count)
+
+
+async def test_each_kind_of_settlement_goes_out_in_one_call_per_batch() -> None:
+    queue = Recorder(lambda: False, wait=timedelta(0))
+    leased = await _leased(queue, 6)
+    completer, now = _completer(queue), time.monotonic()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(completer.run)
+        for message in leased[:3]:
+            completer.add(message, now)
+        for message in leased[3:5]:
+            completer.add(Retry(message, timedelta(0)), now)
+        completer.add(Burial(leased[5], "PermanentJobError: no"), now)
+        await eventually(lambda: len(completer) == 0)
+        completer.close()
+    assert sorted(queue.calls) == [("ack_many", 3), ("dead_letter_many", 1), ("retry_many", 2)]
+    assert sorted(m.job.id for m in await queue.receive(10)) == sorted(
+        m.job.id for m in leased[3:5]
+    )
+    assert [d.job.id for d in await queue.list()] == [leased[5].job.id]
+
+
+async def test_a_settlement_being_retried_holds_a_slot_until_it_goes_through() -> None:
+    outage = Outage()
+    queue = Recorder(outage, wait=timedelta(0))
+    [message] = await _leased(queue, 1)
+    completer = _completer(queue, batch=1)
+    outage.start(0.3)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(completer.run)
+        completer.add(Retry(message, timedelta(0)), time.monotonic())
+        await eventually(lambda: len(queue.tries) >= 2)
+        assert (len(completer), completer.held(1)) == (1, 1)
+        await eventually(lambda: len(completer) == 0, within=3.0)
+        completer.close()
+    assert completer.held(1) == 0
+    assert [m.attempts for m in await queue.receive(1)] == [2]
+
+
+async def test_a_lease_renewal_the_queue_cannot_take_is_retried_while_the_lease_holds(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, "skincare_core.jobs.worker")
+    outage = Outage()
+    queue = Recorder(outage, visibility_timeout=timedelta(seconds=1), wait=timedelta(0))
+    [message] = await _leased(queue, 1)
+    leased_at = time.monotonic()
+    completer = _completer(queue, lease=1.0)
+    outage.start(0.2)
+
+    def events() -> list[str]:
+        return [r.message for r in caplog.records if r.message.startswith("queue.settle")]
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(completer.run)
+        completer.extend([message], [leased_at], timedelta(seconds=5))
+        # Tries at most 50, 100, 200 and 400 ms apart: one after the outage, inside the lease.
+        await eventually(lambda: len(events()) == 2, within=1.0)
+        await anyio.sleep(leased_at + 1.2 - time.monotonic())
+        assert await queue.receive(1) == []
+        completer.close()
+    assert events() == ["queue.settle_retrying", "queue.settle_recovered"]
+
+
+async def test_close_settles_what_waits_once_and_retries_nothing() -> None:
+    queue = Recorder(lambda: True, wait=timedelta(0))
+    leased = await _leased(queue, 2)
+    completer = _completer(queue)
+    with anyio.fail_after(2):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(completer.run)
+            for message in leased:
+                completer.add(message, time.monotonic())
+            completer.close()
+    assert queue.calls == [("ack_many", 2)]
+    assert queue.depth == 2
+
+
+class CountingMetrics(NoMetrics):
+    """Counts `settle_failed` calls."""
+
+    def __init__(self) -> None:
+        self.settle_failures = 0
+
+    def settle_failed(self, queue: str) -> None:
+        self.settle_failures += 1
+
+
+async def test_an_error_other_than_unavailable_is_counted_once_per_job_and_not_retried() -> None:
+    queue = Recorder(lambda: False, wait=timedelta(0))
+    queue.error = RuntimeError("bug")
+    leased = await _leased(queue, 3)
+    metrics = CountingMetrics()
+    retry = SettleRetry(queue=queue.name, metrics=metrics, lease=5.0)
+    completer = Completer(queue, Settled(), batch=3, linger=0.005, retry=retry)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(completer.run)
+        for message in leased:
+            completer.add(message, time.monotonic())
+        await eventually(lambda: len(completer) == 0)
+        await anyio.sleep(0.1)
+        completer.close()
+    assert (queue.calls, metrics.settle_failures) == ([("ack_many", 3)], 3)

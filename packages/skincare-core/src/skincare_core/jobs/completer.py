@@ -80,6 +80,8 @@ class Completer:
         self._retrying = 0
         self._closed = False
         self._tasks: TaskGroup | None = None
+        # Renewals asked for before `run` started its task group.
+        self._renewals: list[tuple[list[Leased[Message]], timedelta]] = []
         self._wake: anyio.Event | None = None
         self._wake_at = 1
 
@@ -110,7 +112,10 @@ class Completer:
         """Renew these leases (each taken or last renewed at `renewed`) for `visibility`, in
         a task: the caller does not wait, and a renewal is retried like any settlement."""
         leased = [self._retry.leased(m, at) for m, at in zip(messages, renewed, strict=True)]
-        self._running().start_soon(self._extend, leased, visibility)
+        if self._tasks is None:
+            self._renewals.append((leased, visibility))
+        else:
+            self._tasks.start_soon(self._extend, leased, visibility)
 
     def stop(self) -> None:
         """Give up every settlement being retried, and retry none from now on."""
@@ -128,6 +133,8 @@ class Completer:
         """Until `close`: settle what was handed over, one batch at a time."""
         async with anyio.create_task_group() as tasks:
             self._tasks = tasks
+            for leased, visibility in self._renewals:
+                tasks.start_soon(self._extend, leased, visibility)
             while not self._closed or self._waiting():
                 await self._until_waiting(1)
                 if not self._closed and self._waiting() < self._batch:
