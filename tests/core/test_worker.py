@@ -16,6 +16,7 @@ from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.envelope import enqueue as enqueue_job
 from skincare_core.jobs.errors import InvalidJob, PermanentJobError, RetryLater
 from skincare_core.jobs.job import Job, Message, new_job
+from skincare_core.jobs.ports import Retry
 from skincare_core.jobs.router import Router
 from skincare_core.jobs.worker import Worker
 from skincare_core.testing.jobs import InMemoryQueue
@@ -470,3 +471,31 @@ async def test_every_job_that_finished_is_acked_once_and_no_other(
     assert sorted(d.job.id for d in await queue.list()) == sorted(
         i for i, outcome in jobs.items() if outcome == "fails"
     )
+
+
+class SlowRetries(InMemoryQueue):
+    """A queue whose retries take half a second each, as a slow round trip does."""
+
+    def __init__(self) -> None:
+        super().__init__(wait=timedelta(seconds=0.02))
+        self.retried_at: list[float] = []
+
+    async def retry_many(self, retries: Sequence[Retry]) -> None:
+        await anyio.sleep(0.5)
+        await super().retry_many(retries)
+        self.retried_at.append(anyio.current_time())
+
+
+async def test_a_runner_goes_on_while_its_last_job_is_being_settled() -> None:
+    queue, started = SlowRetries(), dict[str, float]()
+
+    async def fails_first(job: Job) -> None:
+        started.setdefault(job.payload["n"], anyio.current_time())
+        if job.payload["n"] == "0" and len(started) == 1:
+            raise ConnectionError("try again")
+
+    await enqueue(queue, 2)
+    async with running(worker_on(queue, router_of(fails_first), concurrency=1)):
+        await eventually(lambda: len(queue.retried_at) == 1 and len(started) == 2)
+    # The only runner started the second job while the first one's retry was on its way.
+    assert started["1"] < queue.retried_at[0]
