@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from skincare_core.jobs.envelope import enqueue as enqueue_job
 from skincare_core.jobs.executor import Executor
-from skincare_core.jobs.job import Job, new_job
+from skincare_core.jobs.job import Job, Message, new_job
 from skincare_core.jobs.ports import Burial, Retry, Settlement
 from skincare_core.jobs.retry import (
     RetryPolicies,
@@ -168,3 +168,26 @@ async def test_the_seed_formula_alone_dead_letters_every_e_mail_of_a_31_s_outage
 @pytest.mark.anyio
 async def test_a_payment_gives_up_within_about_a_minute_of_failures() -> None:
     assert await _outage(PROCESS_PAYMENT, SHOP_RETRY_POLICIES, 120.0, 50) == 50
+
+
+@given(st.integers(min_value=1, max_value=20), st.integers(min_value=1, max_value=20))
+def test_a_rule_gives_a_type_its_policy_and_every_other_type_the_default(
+    max_attempts: int, attempts: int
+) -> None:
+    policy = RetryPolicy(attempts=attempts, base=timedelta(seconds=1), cap=timedelta(seconds=4))
+    rule = RetryRule(max_attempts=max_attempts, policies={"mail": policy})
+    assert (rule.attempts("mail"), rule.attempts("other")) == (attempts, max_attempts)
+
+
+@given(st.integers(min_value=1, max_value=40), st.integers())
+def test_a_rule_waits_the_backoff_or_the_type_s_policy(attempts: int, seed: int) -> None:
+    policy = RetryPolicy(attempts=50, base=timedelta(seconds=1), cap=timedelta(seconds=4))
+    rule = RetryRule(max_attempts=5, policies={"mail": policy}, rng=random.Random(seed))
+    other = Message("r", new_job("other"), attempts)
+    mail = Message("r", new_job("mail"), attempts)
+    assert rule.delay(other) == backoff_delay(attempts)
+    assert (
+        timedelta(0)
+        <= rule.delay(mail)
+        <= min(timedelta(seconds=4), timedelta(seconds=2 ** (attempts - 1)))
+    )
