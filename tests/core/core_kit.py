@@ -42,7 +42,7 @@ class Shop:
         order = await CheckoutService(uow=self.db, clock=self.clock).checkout(user.id, "key")
         while messages := await self.queue.receive(10):
             for message in messages:
-                await self.queue.ack(message)
+                await self.queue.ack_many([message])
         for job in self.queue.jobs():
             assert job.type == EXPIRE_UNPAID_ORDER
             assert await self.queue.cancel(job.id) is True

@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 
 import anyio
 import anyio.lowlevel
 
+from skincare_core.jobs.completer import SettleRetry
+from skincare_core.jobs.envelope import enqueue as enqueue_job
 from skincare_core.jobs.errors import Unavailable
 from skincare_core.jobs.job import Message, new_job
 from skincare_core.jobs.metrics import NoMetrics
-from skincare_core.jobs.settle_retry import SettleRetry
+from skincare_core.jobs.ports import Burial, Retry
 from skincare_core.testing.jobs import InMemoryQueue
 
 
@@ -23,9 +25,9 @@ class QueueDown(Unavailable):
 
 
 class OutageQueue(InMemoryQueue):
-    """An InMemoryQueue whose ack_many, nack and dead_letter raise `QueueDown` while `down()`
-    holds (or `error` whenever it is set), noting the clock and the jobs of every try in
-    `tries`."""
+    """An InMemoryQueue whose ack_many, retry_many and dead_letter_many raise `QueueDown` while
+    `down()` holds (or `error` whenever it is set), noting the clock and the jobs of every try
+    in `tries`."""
 
     def __init__(
         self,
@@ -44,13 +46,13 @@ class OutageQueue(InMemoryQueue):
         self._try(len(messages))
         await super().ack_many(messages)
 
-    async def nack(self, message: Message, delay: timedelta) -> None:
-        self._try(1)
-        await super().nack(message, delay)
+    async def retry_many(self, retries: Sequence[Retry]) -> None:
+        self._try(len(retries))
+        await super().retry_many(retries)
 
-    async def dead_letter(self, message: Message, reason: str) -> None:
-        self._try(1)
-        await super().dead_letter(message, reason)
+    async def dead_letter_many(self, burials: Sequence[Burial]) -> None:
+        self._try(len(burials))
+        await super().dead_letter_many(burials)
 
     def _try(self, jobs: int) -> None:
         self.tries.append((self._clock(), jobs))
@@ -92,12 +94,12 @@ class FakeTime:
         await anyio.lowlevel.checkpoint()
 
 
-def _operation(kind: str, queue: OutageQueue) -> Callable[[Sequence[Message]], object]:
+def _operation(kind: str, queue: OutageQueue) -> Callable[[Sequence[Message]], Awaitable[None]]:
     if kind == "ack":
         return queue.ack_many
     if kind == "nack":
-        return lambda messages: queue.nack(messages[0], timedelta(0))
-    return lambda messages: queue.dead_letter(messages[0], "boom")
+        return lambda messages: queue.retry_many([Retry(m, timedelta(0)) for m in messages])
+    return lambda messages: queue.dead_letter_many([Burial(m, "boom") for m in messages])
 
 
 class Scenario:
@@ -124,10 +126,10 @@ class Scenario:
 
     async def settle(self) -> bool:
         """Enqueue, receive at 0 and settle the job: whether it went through."""
-        await self.queue.enqueue(new_job("noop"))
+        await enqueue_job(self.queue, new_job("noop"))
         [message] = await self.queue.receive()
         operation = _operation(self.kind, self.queue)
-        return await self.retry.settle(operation, [self.retry.leased(message, 0.0)])  # type: ignore[arg-type]
+        return await self.retry.settle(operation, [self.retry.leased(message, 0.0)])
 
     @property
     def times(self) -> list[float]:

@@ -70,7 +70,7 @@ async def sell(
         at_run(shop, paid_at)
         [payment] = await shop.queue.receive(10)
         await shop.router.dispatch(payment.job)
-        await shop.queue.ack(payment)
+        await shop.queue.ack_many([payment])
         await drain(shop)
     return order
 
@@ -81,7 +81,7 @@ async def drain(shop: Shop) -> None:
         await shop.queue.cancel(job.id)
     while messages := await shop.queue.receive(10):
         for message in messages:
-            await shop.queue.ack(message)
+            await shop.queue.ack_many([message])
 
 
 def at_run(shop: Shop, moment: datetime) -> None:

@@ -114,7 +114,7 @@ async def pay(shop: Shop, order_id: int, amount: int, event_id: str = "evt-1") -
     event = PaymentEvent(event_id, order_id, "paid", amount)
     assert await PaymentWebhookService(uow=shop.db).receive(event)
     message = (await shop.queue.receive(1))[0]
-    await shop.queue.ack(message)
+    await shop.queue.ack_many([message])
 
 
 @pytest.mark.parametrize("payload", [{}, {"event_id": ""}, {"event_id": "  "}])

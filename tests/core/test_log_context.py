@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import anyio
 import pytest
 
+from skincare_core.jobs.envelope import enqueue as enqueue_job
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.router import Router
 from skincare_core.log_context import bind_fields, bound_fields, unbind_fields
@@ -71,7 +72,7 @@ async def test_a_handler_and_its_threads_see_the_job_fields_on_every_attempt() -
     router = Router()
     router.register("work", handler)
     job = new_job("work")
-    await queue.enqueue(job)
+    await enqueue_job(queue, job)
     async with running(worker_on(queue, router, concurrency=1)):
         await eventually(lambda: len(seen) == 4 and queue.depth == 0)
     assert seen == [_fields(job, 1)] * 2 + [_fields(job, 2)] * 2
@@ -92,8 +93,8 @@ async def test_settlement_lines_carry_the_fields_and_the_next_job_starts_clean(
     router = Router()
     router.register("work", handler)
     first, second = new_job("work", order_id="1"), new_job("work", order_id="2")
-    await queue.enqueue(first)
-    await queue.enqueue(second)
+    await enqueue_job(queue, first)
+    await enqueue_job(queue, second)
     async with running(worker_on(queue, router, concurrency=1, max_attempts=1)):
         await eventually(lambda: queue.depth == 0 and len(engine_lines.lines) == 2)
     assert seen == [_fields(first, 1), _fields(second, 1)]

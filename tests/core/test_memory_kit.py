@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from skincare_core.jobs.envelope import enqueue as enqueue_job
 from skincare_core.jobs.errors import JobTooLarge
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.routing import QueueRoutes
@@ -146,7 +147,7 @@ async def test_max_receives_dead_letters_a_job_received_too_often() -> None:
         monotonic=lambda: now[0],
     )
     job = new_job("t")
-    await queue.enqueue(job)
+    await enqueue_job(queue, job)
     for attempts in (1, 2):
         [message] = await queue.receive(1)
         assert message.attempts == attempts

@@ -15,7 +15,9 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from skincare_core.jobs.envelope import enqueue as enqueue_job
 from skincare_core.jobs.job import Message, new_job
+from skincare_core.jobs.ports import Burial, Retry
 from skincare_core.testing.jobs import InMemoryQueue
 
 VISIBILITY = 10.0
@@ -63,14 +65,14 @@ class InMemoryQueueMachine(RuleBasedStateMachine):
     @rule(kind=st.sampled_from(["a", "b"]))
     def enqueue(self, kind: str) -> None:
         job = new_job(kind)
-        self.call(self.queue.enqueue, job)
+        self.call(enqueue_job, self.queue, job)
         self.live[job.id] = Modelled(next(self.seq), visible_at=self.now)
 
     @rule(key=st.sampled_from(["k1", "k2"]), delayed=st.booleans())
     def enqueue_unique(self, key: str, delayed: bool) -> None:
         job = new_job("u")
         delay = timedelta(seconds=DELAY if delayed else 0)
-        added = self.call(lambda: self.queue.enqueue(job, delay=delay, unique_key=key))
+        added = self.call(lambda: enqueue_job(self.queue, job, delay=delay, unique_key=key))
         assert added is all(m.unique_key != key for m in self.live.values())
         if added:
             visible_at = self.now + delay.total_seconds()
@@ -110,7 +112,7 @@ class InMemoryQueueMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def ack(self, data: st.DataObject) -> None:
         message = data.draw(st.sampled_from(self.held))
-        self.call(self.queue.ack, message)
+        self.call(self.queue.ack_many, [message])
         if self._is_live(message):
             del self.live[message.job.id]
 
@@ -118,7 +120,7 @@ class InMemoryQueueMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def nack_now(self, data: st.DataObject) -> None:
         message = data.draw(st.sampled_from(self.held))
-        self.call(self.queue.nack, message, timedelta(0))
+        self.call(self.queue.retry_many, [Retry(message, timedelta(0))])
         if self._is_live(message):
             self.live[message.job.id].visible_at = self.now
             self.live[message.job.id].leased = False
@@ -127,7 +129,7 @@ class InMemoryQueueMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def dead_letter(self, data: st.DataObject) -> None:
         message = data.draw(st.sampled_from(self.held))
-        self.call(self.queue.dead_letter, message, "model says so")
+        self.call(self.queue.dead_letter_many, [Burial(message, "model says so")])
         if self._is_live(message):
             self.dead[message.job.id] = self.live.pop(message.job.id).attempts
 

@@ -85,7 +85,7 @@ class ExpiringShop:
         while messages := await self.queues.queue(queue).receive(10):
             for message in messages:
                 await self.router.dispatch(message.job)
-                await self.queues.queue(queue).ack(message)
+                await self.queues.queue(queue).ack_many([message])
                 done.append(message.job.type)
         return done
 

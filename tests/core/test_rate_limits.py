@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from skincare_core.jobs import Job, RateLimit, Router, Throttle, Worker, new_job, throttled
+from skincare_core.jobs.envelope import enqueue as enqueue_job
 from skincare_core.testing.jobs import InMemoryQueue, InMemoryRateLimiter
 
 pytestmark = pytest.mark.anyio
@@ -58,7 +59,7 @@ def test_a_limit_below_one_is_refused() -> None:
 async def test_a_throttled_worker_uses_no_attempts_and_keeps_the_rate() -> None:
     queue = InMemoryQueue(wait=timedelta(seconds=0.05))
     for n in range(8):
-        await queue.enqueue(new_job("mail", n=str(n)))
+        await enqueue_job(queue, new_job("mail", n=str(n)))
     started: list[float] = []
     all_started = anyio.Event()
 
@@ -114,8 +115,8 @@ async def test_a_throttled_job_type_starts_at_most_its_limit_each_second(
 async def test_a_worker_limits_one_job_type_and_not_the_others_of_its_queue() -> None:
     queue = InMemoryQueue(wait=timedelta(seconds=0.05))
     for n in range(6):
-        await queue.enqueue(new_job("sms", n=str(n)))
-        await queue.enqueue(new_job("mail", n=str(n)))
+        await enqueue_job(queue, new_job("sms", n=str(n)))
+        await enqueue_job(queue, new_job("mail", n=str(n)))
     started: dict[str, list[float]] = {"sms": [], "mail": []}
     all_started = anyio.Event()
 

@@ -5,6 +5,7 @@ the job back for it. The backoff's delays are scaled down 2000 times (2 s -> 1 m
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from datetime import timedelta
 
 import anyio
@@ -12,8 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skincare_core.jobs.backoff import backoff_delay
+from skincare_core.jobs.envelope import enqueue as enqueue_job
 from skincare_core.jobs.job import Job, Message, new_job
+from skincare_core.jobs.ports import Retry
+from skincare_core.jobs.retry import backoff_delay
 from skincare_core.jobs.router import Router
 from skincare_core.testing.jobs import InMemoryQueue
 from tests.core.worker_kit import eventually, running, worker_on
@@ -35,13 +38,13 @@ class NackLog(InMemoryQueue):
         self.nacks: list[tuple[int, timedelta]] = []
         self.acks: list[int] = []
 
-    async def nack(self, message: Message, delay: timedelta) -> None:
-        self.nacks.append((message.attempts, delay))
-        await super().nack(message, delay)
+    async def retry_many(self, retries: Sequence[Retry]) -> None:
+        self.nacks.extend((r.message.attempts, r.delay) for r in retries)
+        await super().retry_many(retries)
 
-    async def ack(self, message: Message) -> None:
-        self.acks.append(message.attempts)
-        await super().ack(message)
+    async def ack_many(self, messages: Sequence[Message]) -> None:
+        self.acks.extend(m.attempts for m in messages)
+        await super().ack_many(messages)
 
 
 async def run_flaky(failures: int | None, max_attempts: int) -> tuple[NackLog, list[float]]:
@@ -55,7 +58,7 @@ async def run_flaky(failures: int | None, max_attempts: int) -> tuple[NackLog, l
 
     router = Router()
     router.register("flaky", flaky)
-    await queue.enqueue(new_job("flaky"))
+    await enqueue_job(queue, new_job("flaky"))
     worker = worker_on(queue, router, max_attempts=max_attempts, backoff=scaled_backoff)
     async with running(worker):
         await eventually(lambda: queue.depth == 0)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from skincare_core.jobs.envelope import enqueue as enqueue_job
 from skincare_core.jobs.job import Job, Message, new_job
+from skincare_core.jobs.ports import Retry
 from skincare_core.jobs.router import Router
 from skincare_core.testing.jobs import InMemoryQueue
 from tests.core.worker_kit import eventually, running, worker_on
@@ -25,13 +28,13 @@ class SettleLog(InMemoryQueue):
         self.acks: list[int] = []
         self.nacks: list[tuple[int, timedelta]] = []
 
-    async def ack(self, message: Message) -> None:
-        self.acks.append(message.attempts)
-        await super().ack(message)
+    async def ack_many(self, messages: Sequence[Message]) -> None:
+        self.acks.extend(m.attempts for m in messages)
+        await super().ack_many(messages)
 
-    async def nack(self, message: Message, delay: timedelta) -> None:
-        self.nacks.append((message.attempts, delay))
-        await super().nack(message, delay)
+    async def retry_many(self, retries: Sequence[Retry]) -> None:
+        self.nacks.extend((r.message.attempts, r.delay) for r in retries)
+        await super().retry_many(retries)
 
 
 class Flaky:
@@ -63,7 +66,7 @@ async def run_until_settled(
     queue, handler, backoff = SettleLog(), Flaky(failures), RecordingBackoff()
     router = Router()
     router.register("flaky", handler)
-    await queue.enqueue(new_job("flaky"))
+    await enqueue_job(queue, new_job("flaky"))
     worker = worker_on(queue, router, max_attempts=max_attempts, backoff=backoff)
     async with running(worker):
         await eventually(lambda: queue.depth == 0)

@@ -67,17 +67,17 @@ def test_an_envelope_wants_an_aware_time_and_a_non_empty_key() -> None:
 
 @given(st.timedeltas(min_value=timedelta(0), max_value=timedelta(days=400)))
 def test_a_delay_is_due_that_long_after_now(delay: timedelta) -> None:
-    assert due_at(delay=delay, not_before=None, now=NOW) == NOW + delay
+    assert due_at(Envelope(new_job("t"), delay=delay), NOW) == NOW + delay
 
 
 def test_a_schedule_is_now_a_delay_or_a_time_never_both() -> None:
     later = NOW + timedelta(minutes=5)
-    assert due_at(delay=None, not_before=None, now=NOW) is None
-    assert due_at(delay=None, not_before=later, now=NOW) == later
+    assert due_at(Envelope(new_job("t")), NOW) is None
+    assert due_at(Envelope(new_job("t"), not_before=later), NOW) == later
     with pytest.raises(ValueError, match="not both"):
-        due_at(delay=timedelta(1), not_before=later, now=NOW)
+        Envelope(new_job("t"), not_before=later, delay=timedelta(1))
     with pytest.raises(ValueError, match="negative"):
-        due_at(delay=timedelta(seconds=-1), not_before=None, now=NOW)
+        Envelope(new_job("t"), delay=timedelta(seconds=-1))
 
 
 def test_a_backend_names_the_queues_it_serves_when_asked_for_another() -> None:

@@ -7,7 +7,6 @@ queue that routes it by type (`Router`) and settles it: ack, retry with backoff,
 """
 
 from skincare_core.jobs.backend import Backend
-from skincare_core.jobs.backoff import backoff_delay, full_jitter_delay
 from skincare_core.jobs.codec import MAX_JOB_BYTES, decode_job, encode_job
 from skincare_core.jobs.envelope import Envelope, OutboxWriter, RoutedOutbox, enqueue
 from skincare_core.jobs.errors import (
@@ -34,9 +33,11 @@ from skincare_core.jobs.ports import (
     RateLimiter,
     Retry,
     ScheduleStore,
+    Settlement,
 )
 from skincare_core.jobs.rate_limit import RateLimit, Throttle, throttled
 from skincare_core.jobs.relay import OutboxRelay
+from skincare_core.jobs.retry import RetryPolicies, RetryPolicy, backoff_delay, full_jitter_delay
 from skincare_core.jobs.router import Handler, Router
 from skincare_core.jobs.routing import DEFAULT_QUEUE, QueueRoutes
 from skincare_core.jobs.schedule import Schedule
@@ -78,12 +79,15 @@ __all__ = [
     "RateLimiter",
     "Retry",
     "RetryLater",
+    "RetryPolicies",
+    "RetryPolicy",
     "RoutedOutbox",
     "Router",
     "Schedule",
     "ScheduleStore",
     "Scheduler",
     "Schedules",
+    "Settlement",
     "Throttle",
     "Unavailable",
     "UnknownJobType",

@@ -43,3 +43,9 @@ def new_job_id() -> str:
 def new_job(job_type: str, **payload: str) -> Job:
     """Build a job with a fresh id; payload values are identities as strings."""
     return Job(id=new_job_id(), type=job_type, payload=payload)
+
+
+def job_fields(message: Message, **extra: object) -> dict[str, object]:
+    """The log fields of a delivered job: id, type, attempts, and `extra`."""
+    base = {"job_id": message.job.id, "type": message.job.type, "attempts": message.attempts}
+    return {**base, **extra}

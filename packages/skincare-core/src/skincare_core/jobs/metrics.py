@@ -29,8 +29,8 @@ class JobMetrics(Protocol):
         """A job settled with `outcome` after running `duration` seconds."""
 
     def settle_failed(self, queue: str) -> None:
-        """An ack, nack, dead-letter or lease extension raised (once per job, however often
-        its settlement is then retried)."""
+        """A settlement (ack, retry, dead-letter) or lease renewal raised (once per job,
+        however often it is then retried)."""
 
 
 class NoMetrics:

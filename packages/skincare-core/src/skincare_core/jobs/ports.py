@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Protocol, TypeAlias
 
 from attrs import frozen
 
@@ -73,6 +73,10 @@ class Burial:
 
     message: Message
     reason: str
+
+
+Settlement: TypeAlias = Message | Retry | Burial
+"""What becomes of a job that ran: acked (its `Message`), retried, or dead-lettered."""
 
 
 class JobSink(Protocol):

@@ -125,6 +125,34 @@ class DeliveryContract(QueueStatsContract):
         await sleep_past(subject.visibility, subject)
         await assert_nothing(subject)
 
+    async def test_retry_many_retries_each_live_job_and_skips_stale_receipts(
+        self, subject: QueueSubject
+    ) -> None:
+        stale, live, batch = await _stale_and_two_live(subject)
+        await subject.queue.retry_many([])
+        await subject.queue.retry_many([Retry(m, timedelta(0)) for m in [stale, *batch]])
+        again = [await receive_one(subject), await receive_one(subject)]
+        assert sorted((m.job.id, m.attempts) for m in again) == sorted((m.job.id, 2) for m in batch)
+        # The stale receipt's job is still leased by its newer delivery.
+        await assert_nothing(subject)
+        await subject.queue.ack_many([live, *again])
+
+    async def test_dead_letter_many_buries_each_live_job_and_skips_stale_receipts(
+        self, subject: QueueSubject
+    ) -> None:
+        stale, live, batch = await _stale_and_two_live(subject)
+        await subject.queue.dead_letter_many([])
+        reasons = [Burial(m, f"PermanentJobError: {m.job.payload['n']}") for m in batch]
+        await subject.queue.dead_letter_many([Burial(stale, "stale"), *reasons])
+        dead = await subject.dead_letters.list()
+        assert sorted((d.job.id, d.attempts, d.error) for d in dead) == sorted(
+            (b.message.job.id, 1, b.reason) for b in reasons
+        )
+        await assert_nothing(subject)
+        await subject.queue.ack_many([live])
+        await sleep_past(subject.visibility, subject)
+        await assert_nothing(subject)
+
     async def test_nack_with_zero_delay_redelivers_with_attempts_2(
         self, subject: QueueSubject
     ) -> None:
@@ -257,6 +285,19 @@ class QueueContract(
 ):
     """The whole contract: delivery, delays, unique keys, cancel, named queues, ops and the
     jobs finished lately."""
+
+
+async def _stale_and_two_live(subject: QueueSubject) -> tuple[Message, Message, list[Message]]:
+    """A stale receipt, the live delivery of its job (attempts 2), and two live first
+    deliveries of other jobs."""
+    await enqueue(subject.queue, new_job("contract", n="0"))
+    stale = await receive_one(subject)
+    await sleep_past(subject.visibility, subject)
+    live = await receive_one(subject)
+    assert (live.job, live.attempts) == (stale.job, 2)
+    await enqueue(subject.queue, new_job("contract", n="1"))
+    await enqueue(subject.queue, new_job("contract", n="2"))
+    return stale, live, [await receive_one(subject), await receive_one(subject)]
 
 
 async def _bury(subject: QueueSubject, job: Job) -> None:

@@ -13,11 +13,11 @@ from datetime import UTC, datetime, timedelta
 import anyio
 from attrs import define
 
-from skincare_core.jobs.codec import decode_job, encode_job
-from skincare_core.jobs.envelope import Envelope, check_unique_key, due_at
+from skincare_core.jobs.codec import decode_job
+from skincare_core.jobs.envelope import Envelope, due_at
 from skincare_core.jobs.job import Job, Message
 from skincare_core.jobs.outcomes import RECENT, OutcomeCounts
-from skincare_core.jobs.ports import DeadLetter, QueueCounts
+from skincare_core.jobs.ports import Burial, DeadLetter, QueueCounts, Retry
 from skincare_core.jobs.routing import DEFAULT_QUEUE, check_queue_name
 from skincare_core.testing.jobs.memory_dead import MemoryDeadLetters
 from skincare_core.testing.jobs.memory_keys import UniqueKeys
@@ -80,23 +80,16 @@ class InMemoryQueue(MemoryDeadLetters):
         """Live jobs in enqueue order."""
         return [e.job for e in sorted(self._entries.values(), key=lambda e: e.seq)]
 
-    async def enqueue(
-        self,
-        job: Job,
-        *,
-        delay: timedelta | None = None,
-        not_before: datetime | None = None,
-        unique_key: str | None = None,
-    ) -> bool:
-        """Add a job, visible after the delay; False if its unique key is held by a live job."""
-        check_unique_key(unique_key)
-        due = due_at(delay=delay, not_before=not_before, now=self._wall())
-        return self._add(decode_job(encode_job(job)), due, unique_key)
+    async def enqueue(self, envelope: Envelope) -> bool:
+        """Add the envelope's job, due by this queue's wall clock; False if its unique key is
+        held by a live job. The envelope is trusted: `Envelope` checked it."""
+        return self._add(
+            decode_job(envelope.body), due_at(envelope, self._wall()), envelope.unique_key
+        )
 
     async def enqueue_many(self, envelopes: Sequence[Envelope]) -> int:
         """Add every envelope's job here; how many were added (unique keys honoured)."""
-        checked = [(decode_job(encode_job(e.job)), e) for e in envelopes]
-        return sum([self._add(job, e.not_before, e.unique_key) for job, e in checked])
+        return sum([await self.enqueue(envelope) for envelope in envelopes])
 
     def unique_key_taken(self, key: str) -> bool:
         """Whether a live job holds `key` (the in-memory outbox checks this before adding)."""
@@ -123,32 +116,30 @@ class InMemoryQueue(MemoryDeadLetters):
             with anyio.move_on_after(min(deadline, self._next_visible()) - now):
                 await self._wakeup.wait()
 
-    async def ack(self, message: Message) -> None:
-        """Remove the job if the receipt is live."""
-        if self._live(message):
-            self._remove(self._entries[message.job.id])
-            self._outcomes.add(done=1)
-
     async def ack_many(self, messages: Sequence[Message]) -> None:
-        """Ack each message in turn (through `ack`, so a subclass sees every ack)."""
+        """Remove each job whose receipt is live."""
         for message in messages:
-            await self.ack(message)
+            if self._live(message):
+                self._remove(self._entries[message.job.id])
+                self._outcomes.add(done=1)
 
-    async def nack(self, message: Message, delay: timedelta) -> None:
-        """Make the job visible after `delay` if the receipt is live (scheduled, not running)."""
-        if self._live(message):
-            self._entries[message.job.id].leased = False
-            self._lease(message, delay)
+    async def retry_many(self, retries: Sequence[Retry]) -> None:
+        """Make each job whose receipt is live visible after its delay (scheduled, not running)."""
+        for retry in retries:
+            if self._live(retry.message):
+                self._entries[retry.message.job.id].leased = False
+                self._lease(retry.message, retry.delay)
+
+    async def dead_letter_many(self, burials: Sequence[Burial]) -> None:
+        """Move each job whose receipt is live to the dead letters with its reason."""
+        for burial in burials:
+            if self._live(burial.message):
+                self._bury(self._entries[burial.message.job.id], burial.reason)
 
     async def extend_many(self, messages: Sequence[Message], visibility: timedelta) -> None:
         """Keep each lease for `visibility` more if its receipt is live."""
         for message in messages:
             self._lease(message, visibility)
-
-    async def dead_letter(self, message: Message, reason: str) -> None:
-        """Move the job to the dead letters if the receipt is live."""
-        if self._live(message):
-            self._bury(self._entries[message.job.id], reason)
 
     async def stats(self, *, queue: str | None = None) -> QueueCounts:
         """Ready (an expired lease is ready again), scheduled, leased and dead jobs (none when
@@ -198,7 +189,6 @@ class InMemoryQueue(MemoryDeadLetters):
             entry.attempts += 1
             entry.leased = True
             entry.receipt = uuid.uuid4().hex
-            entry.leased = True
             entry.visible_at = now + self._visibility
             messages.append(Message(entry.receipt, entry.job, entry.attempts))
         return messages

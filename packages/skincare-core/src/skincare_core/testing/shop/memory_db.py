@@ -11,12 +11,12 @@ from types import TracebackType
 
 import anyio
 
-from skincare_core.jobs.envelope import Envelope
+from skincare_core.jobs.envelope import Envelope, RoutedOutbox
 from skincare_core.jobs.routing import QueueRoutes
 from skincare_core.shop.models import Product, User
 from skincare_core.testing.shop import memory_repos as repos
 from skincare_core.testing.shop.memory_notifications import Notifications
-from skincare_core.testing.shop.memory_outbox import MemoryOutbox, OutboxSink
+from skincare_core.testing.shop.memory_outbox import MemoryOutboxWriter, OutboxSink
 from skincare_core.testing.shop.memory_reports import Reports, Sales
 from skincare_core.testing.shop.memory_state import ShopState
 
@@ -98,7 +98,7 @@ class InMemoryUnitOfWork:
         self.invoices = repos.Invoices(self)
         self.sales = Sales(self)
         self.reports = Reports(self)
-        self.outbox = MemoryOutbox(self, self._db.routes, self._db.sink)
+        self.outbox = RoutedOutbox(MemoryOutboxWriter(self, self._db.sink), self._db.routes)
         return self
 
     async def __aexit__(

@@ -1,15 +1,12 @@
-"""The in-memory unit of work's outbox: jobs held until commit, then sent to their queue."""
+"""The in-memory unit of work's outbox writer: envelopes held until commit, then sent to their
+queue."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
-from skincare_core.jobs.codec import encode_job
-from skincare_core.jobs.envelope import Envelope, check_unique_key, due_at
-from skincare_core.jobs.job import Job
-from skincare_core.jobs.routing import QueueRoutes
+from skincare_core.jobs.envelope import Envelope
 from skincare_core.testing.shop.memory_state import Transaction
 
 
@@ -23,33 +20,23 @@ class OutboxSink(Protocol):
         """Enqueue the envelopes; how many were added."""
 
 
-class MemoryOutbox:
-    """Jobs sent to their routed queue when the unit of work commits."""
+class MemoryOutboxWriter:
+    """The `OutboxWriter` of an in-memory unit of work: holds envelopes until it commits.
 
-    def __init__(self, uow: Transaction, routes: QueueRoutes, sink: OutboxSink) -> None:
+    The envelope is trusted (`RoutedOutbox` built it); only the unique key is this writer's to
+    check, against the live jobs and the envelopes written earlier in the transaction.
+    """
+
+    def __init__(self, uow: Transaction, sink: OutboxSink) -> None:
         self._uow = uow
-        self._routes = routes
         self._sink = sink
 
-    async def add(
-        self,
-        job: Job,
-        *,
-        delay: timedelta | None = None,
-        not_before: datetime | None = None,
-        unique_key: str | None = None,
-    ) -> bool:
-        """Hold the job until commit; JobTooLarge and ValueError at once, as the real outbox.
-
-        False, adding nothing, while a live job (or one added in this transaction) holds the key.
-        """
-        encode_job(job)
-        check_unique_key(unique_key)
-        due = due_at(delay=delay, not_before=not_before, now=datetime.now(UTC))
-        if unique_key is not None and self._key_taken(unique_key):
+    async def write(self, envelope: Envelope) -> bool:
+        """Hold `envelope` until commit; False, holding nothing, while its key is taken."""
+        key = envelope.unique_key
+        if key is not None and self._key_taken(key):
             return False
-        queue = self._routes.queue_of(job.type)
-        self._uow.pending_jobs.append(Envelope(job, queue, due, unique_key))
+        self._uow.pending_jobs.append(envelope)
         return True
 
     def _key_taken(self, key: str) -> bool:
