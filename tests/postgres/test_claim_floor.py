@@ -17,8 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Message, new_job
 from skincare_postgres import PostgresQueue
-from skincare_postgres.claim_floor import ClaimFloor
 from skincare_postgres.engine import libpq_conninfo
+from skincare_postgres.jobs.claim_floor import ClaimFloor
 
 pytestmark = pytest.mark.anyio
 _FINISHED = 6_000

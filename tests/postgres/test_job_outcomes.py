@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from skincare_core.jobs.job import new_job
 from skincare_core.jobs.outcomes import OutcomeCounts
 from skincare_postgres import downgrade, postgres_backend, upgrade
-from skincare_postgres.outcomes import PostgresJobOutcomes
+from skincare_postgres.jobs.outcomes import PostgresJobOutcomes
 
 pytestmark = pytest.mark.anyio
 

@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.job import new_job
 from skincare_postgres import postgres_backend
-from skincare_postgres.stats import PostgresQueueStats
+from skincare_postgres.jobs.stats import PostgresQueueStats
 
 pytestmark = pytest.mark.anyio
 

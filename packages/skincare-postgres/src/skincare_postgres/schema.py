@@ -1,7 +1,7 @@
 """The shop's tables as SQLAlchemy Core `Table`s; migrations create exactly these.
 
 This metadata serves Alembic (and tests and seeding that insert rows); the adapters' statements
-are plain SQL beside the code that runs them (`jobs_sql.py`, the repository modules).
+are plain SQL beside the code that runs them (`jobs/queue_sql.py`, the shop repositories).
 """
 
 from __future__ import annotations

@@ -11,9 +11,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from skincare_core.jobs.codec import encode_job
 from skincare_core.jobs.envelope import Envelope, check_schedule
 from skincare_core.jobs.job import Job
-from skincare_postgres import jobs_sql as sql
 from skincare_postgres.driver import Autocommit
-from skincare_postgres.notifier import PostgresNotifier
+from skincare_postgres.jobs import queue_sql as sql
+from skincare_postgres.jobs.notifier import PostgresNotifier
 from skincare_postgres.schema import JOBS_CHANNEL, queue_channel
 
 

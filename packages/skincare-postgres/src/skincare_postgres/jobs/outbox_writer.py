@@ -11,8 +11,8 @@ from skincare_core.jobs.envelope import check_schedule, check_unique_key
 from skincare_core.jobs.job import Job
 from skincare_core.jobs.routing import QueueRoutes
 from skincare_core.jobs.tracing import HeaderSource
-from skincare_postgres import jobs_sql as sql
 from skincare_postgres.driver import Driver
+from skincare_postgres.jobs import queue_sql as sql
 from skincare_postgres.schema import queue_channel
 
 

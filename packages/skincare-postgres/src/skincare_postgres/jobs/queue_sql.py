@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import NamedTuple
 
-from skincare_postgres.outcomes_sql import COUNT_DONE, COUNT_FAILED
+from skincare_postgres.jobs.outcomes_sql import COUNT_DONE, COUNT_FAILED
 
 
 class Claimed(NamedTuple):

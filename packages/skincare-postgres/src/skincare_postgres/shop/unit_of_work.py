@@ -9,16 +9,20 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from skincare_core.jobs.routing import QueueRoutes
 from skincare_core.jobs.tracing import HeaderSource
-from skincare_postgres.catalog import PostgresCarts, PostgresProducts, PostgresUsers
 from skincare_postgres.driver import Autocommit, Driver
 from skincare_postgres.engine import client_deadline
 from skincare_postgres.errors import DatabaseUnavailable, is_unavailable, unavailable_as_error
-from skincare_postgres.notifier import PostgresNotifier
-from skincare_postgres.orders import PostgresOrders
-from skincare_postgres.outbox import PostgresOutbox
-from skincare_postgres.payments import PostgresInvoices, PostgresNotifications, PostgresPayments
-from skincare_postgres.reports import PostgresReports, PostgresSales
+from skincare_postgres.jobs.notifier import PostgresNotifier
+from skincare_postgres.jobs.outbox_writer import PostgresOutbox
 from skincare_postgres.schema import JOBS_CHANNEL
+from skincare_postgres.shop.catalog import PostgresCarts, PostgresProducts, PostgresUsers
+from skincare_postgres.shop.orders import PostgresOrders
+from skincare_postgres.shop.payments import (
+    PostgresInvoices,
+    PostgresNotifications,
+    PostgresPayments,
+)
+from skincare_postgres.shop.reports import PostgresReports, PostgresSales
 
 
 class PostgresDatabase:

@@ -11,8 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from skincare_core.jobs.codec import decode_job
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.errors import InvalidJob
-from skincare_postgres import ledger_sql as sql
 from skincare_postgres.driver import Autocommit
+from skincare_postgres.jobs import ledger_sql as sql
 
 _CLAIMED = class_row(sql.OutboxClaimed)
 

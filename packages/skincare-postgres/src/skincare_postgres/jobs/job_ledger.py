@@ -15,10 +15,10 @@ from psycopg.rows import dict_row, tuple_row
 from skincare_core.jobs.codec import encode_job
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.outcomes import RECENT, OutcomeCounts
-from skincare_postgres import ledger_sql as sql
-from skincare_postgres.outbox_storage import PostgresOutboxStorage
-from skincare_postgres.outcomes import PRUNE_PARAMS, read_recent
-from skincare_postgres.outcomes_sql import COUNT_FINISHED, PRUNE
+from skincare_postgres.jobs import ledger_sql as sql
+from skincare_postgres.jobs.outbox_storage import PostgresOutboxStorage
+from skincare_postgres.jobs.outcomes import PRUNE_PARAMS, read_recent
+from skincare_postgres.jobs.outcomes_sql import COUNT_FINISHED, PRUNE
 
 _SWEEP_EVERY = 600.0
 

@@ -11,8 +11,8 @@ from skincare_core.jobs.codec import decode_job
 from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import Job
 from skincare_core.jobs.ports import DeadLetter
-from skincare_postgres import jobs_sql as sql
 from skincare_postgres.driver import Autocommit
+from skincare_postgres.jobs import queue_sql as sql
 from skincare_postgres.schema import JOBS_CHANNEL
 
 

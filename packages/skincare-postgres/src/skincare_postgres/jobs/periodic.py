@@ -11,8 +11,8 @@ from skincare_core.jobs.codec import encode_job
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.ports import ScheduleRecord
 from skincare_core.jobs.schedule import Schedule
-from skincare_postgres import periodic_sql as sql
 from skincare_postgres.driver import Autocommit
+from skincare_postgres.jobs import periodic_sql as sql
 from skincare_postgres.schema import JOBS_CHANNEL
 
 

@@ -2,7 +2,7 @@
 
 Claims and settles run on two psycopg connections of its own (tuned for the hot path, below);
 enqueues (`sink.py`) and the dead letters borrow a connection from the engine's pool. The
-statements are in `jobs_sql.py`.
+statements are in `queue_sql.py`.
 """
 
 from __future__ import annotations
@@ -22,19 +22,19 @@ from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import Job, Message
 from skincare_core.jobs.routing import DEFAULT_QUEUE, check_queue_name
-from skincare_postgres import jobs_sql as sql
-from skincare_postgres.acks import AckBatcher
-from skincare_postgres.claim_floor import SWEEP_EVERY, ClaimFloor
-from skincare_postgres.claims import ClaimBatcher
 from skincare_postgres.connection import DedicatedConnection
-from skincare_postgres.dead_letters import PostgresDeadLetters
 from skincare_postgres.engine import engine_timeouts, libpq_conninfo
-from skincare_postgres.listener import JobListener
-from skincare_postgres.notifier import PostgresNotifier
-from skincare_postgres.outcomes import PRUNE_PARAMS, PruneSchedule
-from skincare_postgres.outcomes_sql import PRUNE
+from skincare_postgres.jobs import queue_sql as sql
+from skincare_postgres.jobs.acks import AckBatcher
+from skincare_postgres.jobs.claim_floor import SWEEP_EVERY, ClaimFloor
+from skincare_postgres.jobs.claims import ClaimBatcher
+from skincare_postgres.jobs.dead_letters import PostgresDeadLetters
+from skincare_postgres.jobs.listener import JobListener
+from skincare_postgres.jobs.notifier import PostgresNotifier
+from skincare_postgres.jobs.outcomes import PRUNE_PARAMS, PruneSchedule
+from skincare_postgres.jobs.outcomes_sql import PRUNE
+from skincare_postgres.jobs.sink import PostgresSink
 from skincare_postgres.schema import JOBS_CHANNEL, queue_channel
-from skincare_postgres.sink import PostgresSink
 
 # Lease bookkeeping may lose its last instant on a server crash: the job then runs again,
 # which at-least-once delivery allows. Enqueues stay fully durable (pooled connections).
