@@ -12,7 +12,7 @@ from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import Job
 from skincare_core.jobs.ports import DeadLetter
 from skincare_postgres.driver import Autocommit
-from skincare_postgres.jobs import queue_sql as sql
+from skincare_postgres.jobs import dead_letters_sql as sql
 from skincare_postgres.schema import JOBS_CHANNEL
 
 

@@ -1,7 +1,7 @@
-"""PostgresQueue: one named queue of the jobs table, leased, and the dead letters of all.
+"""PostgresQueue: one named queue of the jobs table, leased.
 
 Claims and settles run on two psycopg connections of its own (tuned for the hot path, below);
-enqueues (`sink.py`) and the dead letters borrow a connection from the engine's pool. The
+enqueues (`sink.py`) and cancels borrow a connection from the engine's pool. The
 statements are in `queue_sql.py`.
 """
 
@@ -23,12 +23,12 @@ from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import Job, Message
 from skincare_core.jobs.routing import DEFAULT_QUEUE, check_queue_name
 from skincare_postgres.connection import DedicatedConnection
+from skincare_postgres.driver import Autocommit
 from skincare_postgres.engine import engine_timeouts, libpq_conninfo
 from skincare_postgres.jobs import queue_sql as sql
 from skincare_postgres.jobs.acks import AckBatcher
 from skincare_postgres.jobs.claim_floor import SWEEP_EVERY, ClaimFloor
 from skincare_postgres.jobs.claims import ClaimBatcher
-from skincare_postgres.jobs.dead_letters import PostgresDeadLetters
 from skincare_postgres.jobs.listener import JobListener
 from skincare_postgres.jobs.notifier import PostgresNotifier
 from skincare_postgres.jobs.outcomes import PRUNE_PARAMS, PruneSchedule
@@ -49,8 +49,8 @@ _CLAIMED = class_row(sql.Claimed)
 _CLAIM_SETTINGS = {"enable_sort": "off"}
 
 
-class PostgresQueue(PostgresDeadLetters):
-    """The Queue `name` (and DeadLetters + JobSink of the whole table). Close it with aclose()."""
+class PostgresQueue:
+    """The Queue `name` of the jobs table. Close it with aclose()."""
 
     def __init__(
         self,
@@ -69,7 +69,7 @@ class PostgresQueue(PostgresDeadLetters):
         than from the floor (claim_floor.py); zero makes every claim do so. `notifier` wakes
         the workers of the jobs this queue enqueues, after the commit (None: one of its own).
         The timeouts of its own connections are the engine's (`engine_timeouts`) unless given."""
-        super().__init__(engine, channel)
+        self._autocommit = Autocommit(engine)
         self.name = check_queue_name(name)
         self._sink = PostgresSink(engine, channel=channel, notifier=notifier)
         self._visibility = visibility_timeout
