@@ -12,7 +12,6 @@ from datetime import timedelta
 
 from psycopg.rows import dict_row, tuple_row
 
-from skincare_core.jobs.codec import encode_job
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.outcomes import RECENT, OutcomeCounts
 from skincare_postgres.jobs import ledger_sql as sql
@@ -48,7 +47,7 @@ class PostgresJobLedger(PostgresOutboxStorage):
         params = {
             "id": envelope.job.id,
             "type": envelope.job.type,
-            "body": encode_job(envelope.job),
+            "body": envelope.body,
             "queue": envelope.queue,
             "key": envelope.unique_key,
             "not_before": envelope.not_before,

@@ -7,7 +7,6 @@ from datetime import datetime
 from psycopg.rows import dict_row
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from skincare_core.jobs.codec import encode_job
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.ports import ScheduleRecord
 from skincare_core.jobs.schedule import Schedule
@@ -42,7 +41,7 @@ class PostgresScheduleStore:
             "tick": tick,
             "id": job.id,
             "type": job.type,
-            "body": encode_job(job),
+            "body": envelope.body,
             "queue": envelope.queue,
             "key": envelope.unique_key,
             "channel": self._channel,

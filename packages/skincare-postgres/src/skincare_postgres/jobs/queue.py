@@ -7,11 +7,9 @@ statements are in `queue_sql.py`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import timedelta
 from types import TracebackType
-from typing import LiteralString
 
 import anyio
 from psycopg.rows import class_row, dict_row
@@ -20,13 +18,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from skincare_core.jobs.codec import decode_job
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.errors import InvalidJob
-from skincare_core.jobs.job import Job, Message
+from skincare_core.jobs.job import Message
+from skincare_core.jobs.ports import Burial, Retry
 from skincare_core.jobs.routing import DEFAULT_QUEUE, check_queue_name
 from skincare_postgres.connection import DedicatedConnection
 from skincare_postgres.driver import Autocommit
 from skincare_postgres.engine import engine_timeouts, libpq_conninfo
 from skincare_postgres.jobs import queue_sql as sql
-from skincare_postgres.jobs.acks import AckBatcher
 from skincare_postgres.jobs.claim_floor import SWEEP_EVERY, ClaimFloor
 from skincare_postgres.jobs.claims import ClaimBatcher
 from skincare_postgres.jobs.listener import JobListener
@@ -91,7 +89,6 @@ class PostgresQueue:
         )
         self._own_channel = queue_channel(channel, name)
         self._listener = JobListener(conninfo, self._own_channel, connect_timeout=connect_timeout)
-        self._acks = AckBatcher(self._delete)
         self._batched_claims = ClaimBatcher(self._claim_rows)
         self._floor = ClaimFloor(sweep_every=claim_sweep_every.total_seconds())
         self._prune = PruneSchedule()
@@ -113,23 +110,14 @@ class PostgresQueue:
         await self._claims.close()
         await self._settles.close()
 
-    async def enqueue(
-        self,
-        job: Job,
-        *,
-        delay: timedelta | None = None,
-        not_before: datetime | None = None,
-        unique_key: str | None = None,
-    ) -> bool:
-        """Add the job to this queue, due after `delay` or at `not_before` (neither: now), and
-        wake idle workers; False if the id is stored or a live job holds `unique_key`.
-        ValueError for a bad schedule and JobTooLarge, both before any I/O."""
-        return await self._sink.enqueue(
-            job, queue=self.name, delay=delay, not_before=not_before, unique_key=unique_key
-        )
+    async def enqueue(self, envelope: Envelope) -> bool:
+        """Add the envelope's job, due after its delay (by the database's clock) or at its
+        `not_before`, and wake idle workers after the commit; False if the id is stored or a
+        live job holds its unique key."""
+        return await self._sink.enqueue_many([envelope]) == 1
 
     async def enqueue_many(self, envelopes: Sequence[Envelope]) -> int:
-        """JobSink: every envelope to its own queue in one durable statement; how many added."""
+        """Every envelope to its own queue in one durable statement; how many were added."""
         return await self._sink.enqueue_many(envelopes)
 
     async def cancel(self, job_id: str) -> bool:
@@ -154,29 +142,33 @@ class PostgresQueue:
                 return messages
             await self._listener.wait(min(remaining, await self._until_next_visible()))
 
-    async def ack(self, message: Message) -> None:
-        """Delete the job if the receipt is live (batched with concurrent acks)."""
-        await self._acks.ack(message.job.id, message.receipt)
-
     async def ack_many(self, messages: Sequence[Message]) -> None:
-        """Delete every job whose receipt is live, in one statement."""
+        """Delete every job whose lease is still the receipt's, counted done, in one statement."""
         if messages:
-            await self._delete([(m.job.id, m.receipt) for m in messages])
+            await self._settles.run(sql.ACK, _leases(messages))
+            await self._prune_now_and_then()
 
-    async def nack(self, message: Message, delay: timedelta) -> None:
-        """Make the job visible after `delay` if the receipt is live."""
-        await self._settle(sql.NACK, message, delay=delay, channel=self._own_channel)
+    async def retry_many(self, retries: Sequence[Retry]) -> None:
+        """Make each job whose lease is still the receipt's visible after its delay, in one
+        statement that wakes this queue's idle workers."""
+        if retries:
+            params = _leases([r.message for r in retries])
+            params |= {"delays": [r.delay for r in retries], "channel": self._own_channel}
+            await self._settles.run(sql.RETRY, params)
+
+    async def dead_letter_many(self, burials: Sequence[Burial]) -> None:
+        """Move each job whose lease is still the receipt's to the dead letters with its
+        reason, counted failed, in one statement."""
+        if burials:
+            params = _leases([b.message for b in burials])
+            params["reasons"] = [b.reason for b in burials]
+            await self._settles.run(sql.DEAD_LETTER, params)
+            await self._prune_now_and_then()
 
     async def extend_many(self, messages: Sequence[Message], visibility: timedelta) -> None:
-        """Keep each lease whose receipt is live for `visibility` more, in one statement."""
+        """Keep each lease that is still the receipt's for `visibility` more, in one statement."""
         if messages:
-            leases = json.dumps([(m.job.id, m.receipt) for m in messages])
-            await self._settles.run(sql.EXTEND, {"leases": leases, "visibility": visibility})
-
-    async def dead_letter(self, message: Message, reason: str) -> None:
-        """Move the job to the dead letters with `reason` if the receipt is live."""
-        await self._settle(sql.DEAD_LETTER, message, reason=reason)
-        await self._prune_now_and_then()
+            await self._settles.run(sql.EXTEND, {**_leases(messages), "visibility": visibility})
 
     async def _claim(self, limit: int) -> list[Message]:
         return await self._batched_claims.claim(limit)
@@ -214,19 +206,13 @@ class PostgresQueue:
         # A visible row we could not claim is being leased by someone else right now.
         return self._poll if seconds is None else max(float(seconds), 0.005)
 
-    async def _delete(self, items: Sequence[tuple[str, str]]) -> None:
-        # ACK also counts the batch done in job_outcomes, whose old minutes go now and then.
-        await self._settles.run(sql.ACK, {"acks": json.dumps(items)})
-        await self._prune_now_and_then()
-
     async def _prune_now_and_then(self) -> None:
         if self._prune.due():
             await self._settles.run(PRUNE, PRUNE_PARAMS)
 
-    async def _settle(self, statement: LiteralString, message: Message, **params: object) -> None:
-        await self._settles.run(
-            statement, {"id": message.job.id, "receipt": message.receipt, **params}
-        )
+
+def _leases(messages: Sequence[Message]) -> dict[str, object]:
+    return {"ids": [m.job.id for m in messages], "receipts": [m.receipt for m in messages]}
 
 
 def _millis(duration: timedelta) -> str:
