@@ -15,7 +15,6 @@ import anyio
 from psycopg.rows import class_row, dict_row
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from skincare_core.jobs.codec import decode_job
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import Message
@@ -31,6 +30,7 @@ from skincare_postgres.jobs.listener import JobListener
 from skincare_postgres.jobs.notifier import PostgresNotifier
 from skincare_postgres.jobs.outcomes import PRUNE_PARAMS, PruneSchedule
 from skincare_postgres.jobs.outcomes_sql import PRUNE
+from skincare_postgres.jobs.row_bodies import decode_row_body
 from skincare_postgres.jobs.sink import PostgresSink
 from skincare_postgres.schema import JOBS_CHANNEL, queue_channel
 
@@ -186,18 +186,32 @@ class PostgresQueue:
             self._floor.failed()
             raise
         self._floor.claimed(row.due_at for row in rows)
-        messages = []
+        return await self._deliverable(rows)
+
+    async def _deliverable(self, rows: Sequence[sql.Claimed]) -> list[Message]:
+        """The claimed rows as messages; a row whose body is not its own job is buried now."""
+        messages, burials = [], []
         for row in rows:
+            # The receipt names the row and its lease: settlements never trust the body's id.
+            receipt = f"{row.receipt}{_RECEIPT_SEPARATOR}{row.id}"
             try:
-                job = decode_job(row.body)
+                job = decode_row_body(row.id, row.body)
             except InvalidJob as error:
-                await self._settles.run(sql.BURY_UNREADABLE, {"id": row.id, "reason": str(error)})
+                burials.append((receipt, str(error)))
                 continue
             # A first delivery became due when it was enqueued (or its delay ended).
             messages.append(
-                Message(receipt=row.receipt, job=job, attempts=row.attempts, enqueued_at=row.due_at)
+                Message(receipt=receipt, job=job, attempts=row.attempts, enqueued_at=row.due_at)
             )
+        if burials:
+            await self._bury_unreadable(burials)
         return messages
+
+    async def _bury_unreadable(self, burials: Sequence[tuple[str, str]]) -> None:
+        # Never delivered: a handler could not run it, and no settlement could find its row.
+        params = _receipts([receipt for receipt, _ in burials])
+        params["reasons"] = [reason for _, reason in burials]
+        await self._settles.run(sql.DEAD_LETTER, params)
 
     async def _until_next_visible(self) -> float:
         params = {"queue": self.name, "floor": self._floor.floor}
@@ -211,8 +225,18 @@ class PostgresQueue:
             await self._settles.run(PRUNE, PRUNE_PARAMS)
 
 
+# A receipt is "<lease UUID>:<row id>": a UUID holds no colon, the row id may.
+_RECEIPT_SEPARATOR = ":"
+
+
 def _leases(messages: Sequence[Message]) -> dict[str, object]:
-    return {"ids": [m.job.id for m in messages], "receipts": [m.receipt for m in messages]}
+    return _receipts([m.receipt for m in messages])
+
+
+def _receipts(receipts: Sequence[str]) -> dict[str, object]:
+    """The statements' `ids` and `receipts` arrays: each receipt's row id and lease."""
+    leases, ids = zip(*(r.partition(_RECEIPT_SEPARATOR)[::2] for r in receipts), strict=True)
+    return {"ids": list(ids), "receipts": list(leases)}
 
 
 def _millis(duration: timedelta) -> str:

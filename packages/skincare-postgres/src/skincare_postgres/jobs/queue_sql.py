@@ -96,14 +96,6 @@ WITH settled AS (
     RETURNING jobs.queue)
 {COUNT_FAILED}"""
 
-BURY_UNREADABLE = f"""
-WITH settled AS (
-    UPDATE jobs SET status = 'dead', last_error = %(reason)s, dead_at = now(), receipt = NULL,
-        unique_key = NULL
-    WHERE id = %(id)s
-    RETURNING queue)
-{COUNT_FAILED}"""
-
 # A job id already stored, or a unique key a live job holds, is skipped (ON CONFLICT without a
 # target covers the primary key and uq_jobs_unique_key). The queues that got a job are returned:
 # the caller wakes them after the commit (`notifier.py`), not with a NOTIFY in this statement.
