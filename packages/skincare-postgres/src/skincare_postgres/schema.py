@@ -222,7 +222,7 @@ jobs = Table(
     Column("last_error", Text, nullable=True),
     Column("dead_at", DateTime(timezone=True), nullable=True),
     _now(),
-    # The named queue; a row written by code that predates named queues lands on `default`.
+    # The named queue; a row inserted without one lands on `default`.
     Column("queue", Text, nullable=False, server_default="default"),
     # While the job is live (ready, scheduled or running) no other live job has this key.
     Column("unique_key", Text, nullable=True),

@@ -69,7 +69,7 @@ class PostgresJobLedger(PostgresOutboxStorage):
         return {str(row[0]) for row in rows}
 
     async def retry(self, job_id: str) -> None:
-        """A received job goes back to waiting in SQS (a nack)."""
+        """A received job goes back to waiting in SQS (a retry)."""
         await self._autocommit.run(sql.RETRY, {"id": job_id})
 
     async def finish(self, job_ids: Sequence[str], *, queue: str, failed: bool) -> None:

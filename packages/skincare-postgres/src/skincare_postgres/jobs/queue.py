@@ -36,14 +36,12 @@ from skincare_postgres.schema import JOBS_CHANNEL, queue_channel
 
 # Lease bookkeeping may lose its last instant on a server crash: the job then runs again,
 # which at-least-once delivery allows. Enqueues stay fully durable (pooled connections).
-# psycopg prepares a statement on its 5th run and the server may then keep a generic plan made
-# while the table was tiny (a seq scan + sort): once a backlog grows, every claim scanned the
-# whole table (135 ms at 200,000 rows) and the soak collapsed. Planning each run costs ~0.1 ms.
+# A prepared statement may keep a generic plan made while the table is small (a seq scan and a
+# sort), which scans the whole backlog once it grows: every claim is planned for its own run.
 _HOT_PATH_SETTINGS = {"synchronous_commit": "off", "plan_cache_mode": "force_custom_plan"}
 _CLAIMED = class_row(sql.Claimed)
-# The claim must walk ix_jobs_claim in order. When the statistics lag a burst of enqueues (the
-# planner expects a few dozen ready rows), a LIMIT above that estimate made it read and sort the
-# whole backlog instead: 6 ms per claim of 50 at 24,000 rows, against 0.7 ms through the index.
+# The claim must walk ix_jobs_claim in order. When the statistics lag a burst of enqueues, a
+# LIMIT above the planner's estimate of ready rows makes it read and sort the whole backlog.
 _CLAIM_SETTINGS = {"enable_sort": "off"}
 
 

@@ -101,7 +101,7 @@ WITH settled AS (
 # the caller wakes them after the commit (`notifier.py`), not with a NOTIFY in this statement.
 # A job is due at its not_before time, else its delay from now (the database's clock). The arrays
 # go in binary (%(name)b): psycopg's text format escapes every element through a regex, which
-# took longer than the insert itself for 10,000 jobs.
+# costs more than the insert itself on a large batch.
 ENQUEUE = """
 WITH added AS (
     INSERT INTO jobs (id, type, body, queue, unique_key, available_at)
