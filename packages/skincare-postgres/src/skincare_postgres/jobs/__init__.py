@@ -8,8 +8,9 @@ from skincare_postgres.jobs.job_ledger import PostgresJobLedger
 from skincare_postgres.jobs.notifier import PostgresNotifier
 from skincare_postgres.jobs.outbox_storage import PostgresOutboxStorage
 from skincare_postgres.jobs.outcomes import PostgresJobOutcomes
-from skincare_postgres.jobs.periodic import PostgresRateLimiter, PostgresScheduleStore
 from skincare_postgres.jobs.queue import PostgresQueue
+from skincare_postgres.jobs.rate_limits import PostgresRateLimiter
+from skincare_postgres.jobs.schedules import PostgresScheduleStore
 from skincare_postgres.jobs.sink import PostgresSink
 from skincare_postgres.jobs.stats import PostgresQueueStats
 
