@@ -24,8 +24,8 @@ from skincare_postgres.connection import DedicatedConnection
 from skincare_postgres.driver import Autocommit
 from skincare_postgres.engine import engine_timeouts, libpq_conninfo
 from skincare_postgres.jobs import queue_sql as sql
+from skincare_postgres.jobs.claim_batcher import ClaimBatcher
 from skincare_postgres.jobs.claim_floor import SWEEP_EVERY, ClaimFloor
-from skincare_postgres.jobs.claims import ClaimBatcher
 from skincare_postgres.jobs.listener import JobListener
 from skincare_postgres.jobs.notifier import PostgresNotifier
 from skincare_postgres.jobs.outcomes import PRUNE_PARAMS, PruneSchedule
