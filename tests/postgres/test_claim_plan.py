@@ -21,9 +21,11 @@ _BACKLOG = 100_000
 async def _fill(
     conn: psycopg.AsyncConnection[tuple[object, ...]], rows: int, queue: str = "default"
 ) -> None:
+    # Each body names its own row, as every job row's must.
     await conn.execute(
-        "INSERT INTO jobs (id, type, body, queue) SELECT gen_random_uuid()::text, 'noop',"
-        ' \'{"id": "x", "type": "noop", "payload": {}}\', %s FROM generate_series(1, %s)',
+        "INSERT INTO jobs (id, type, body, queue) SELECT id, 'noop',"
+        " json_build_object('id', id, 'type', 'noop', 'payload', json_build_object())::text, %s"
+        " FROM (SELECT gen_random_uuid()::text AS id FROM generate_series(1, %s)) AS fresh",
         [queue, rows],
     )
 
