@@ -8,7 +8,7 @@ import pytest
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Message, new_job
 from skincare_postgres import PostgresQueue
-from skincare_postgres.claims import ClaimBatcher
+from skincare_postgres.jobs.claim_batcher import ClaimBatcher
 
 pytestmark = pytest.mark.anyio
 

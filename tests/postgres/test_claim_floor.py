@@ -14,11 +14,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from skincare_core.jobs import enqueue
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Message, new_job
 from skincare_postgres import PostgresQueue
-from skincare_postgres.claim_floor import ClaimFloor
 from skincare_postgres.engine import libpq_conninfo
+from skincare_postgres.jobs.claim_floor import ClaimFloor
 
 pytestmark = pytest.mark.anyio
 _FINISHED = 6_000
@@ -43,11 +44,11 @@ async def _run_through(queue: PostgresQueue, jobs: int) -> None:
 
 
 async def _claim_ms(queue: PostgresQueue) -> float:
-    await queue.enqueue(new_job("probe"))
+    await enqueue(queue, new_job("probe"))
     began = time.perf_counter()
     [message] = await queue.receive(1)
     elapsed = (time.perf_counter() - began) * 1000
-    await queue.ack(message)
+    await queue.ack_many([message])
     return elapsed
 
 
@@ -68,12 +69,12 @@ async def test_a_job_due_below_the_floor_is_claimed_by_the_next_sweep(
     engine: AsyncEngine,
 ) -> None:
     async with PostgresQueue(engine) as queue:
-        await queue.enqueue(new_job("recent"))
+        await enqueue(queue, new_job("recent"))
         [recent] = await queue.receive(1)
-        await queue.ack(recent)
+        await queue.ack_many([recent])
         # As a long transaction's insert committed late: due well before the floor.
         old = new_job("late")
-        await queue.enqueue(old, not_before=datetime.now(UTC) - timedelta(hours=1))
+        await enqueue(queue, old, not_before=datetime.now(UTC) - timedelta(hours=1))
         deadline = time.monotonic() + 8
         found: list[Message] = []
         while not found and time.monotonic() < deadline:

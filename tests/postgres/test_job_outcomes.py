@@ -11,10 +11,11 @@ from sqlalchemy import create_engine as create_sync_engine
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from skincare_core.jobs import enqueue
 from skincare_core.jobs.job import new_job
 from skincare_core.jobs.outcomes import OutcomeCounts
 from skincare_postgres import downgrade, postgres_backend, upgrade
-from skincare_postgres.outcomes import PostgresJobOutcomes
+from skincare_postgres.jobs.outcomes import PostgresJobOutcomes
 
 pytestmark = pytest.mark.anyio
 
@@ -49,9 +50,9 @@ async def test_a_queue_s_first_ack_prunes_minutes_older_than_an_hour(
     await _insert(engine, "default", "61 minutes", 9, 9)
     await _insert(engine, "default", "59 minutes", 1, 0)
     async with postgres_backend(engine) as backend:
-        await backend.queue().enqueue(new_job("outcome"))
+        await enqueue(backend.queue(), new_job("outcome"))
         [message] = await backend.queue().receive(1)
-        await backend.queue().ack(message)
+        await backend.queue().ack_many([message])
     async with engine.connect() as conn:
         rows = (await conn.execute(text("SELECT done FROM job_outcomes ORDER BY minute"))).all()
     assert [row.done for row in rows] == [1, 1]

@@ -23,8 +23,8 @@ from skincare_postgres import (
     postgres_backend,
 )
 from skincare_postgres.engine import libpq_conninfo
-from skincare_postgres.notifier import APPLICATION_NAME
-from skincare_postgres.sink import PostgresSink
+from skincare_postgres.jobs.notifier import APPLICATION_NAME
+from skincare_postgres.jobs.sink import PostgresSink
 from tests.postgres.pg_shop import Shop
 
 pytestmark = pytest.mark.anyio
@@ -175,7 +175,7 @@ async def test_a_lost_notification_costs_at_most_the_poll_interval_never_the_job
         async with db() as uow:
             await uow.outbox.add(new_job("t"))
 
-    with caplog.at_level(logging.WARNING, logger="skincare_postgres.notifier"):
+    with caplog.at_level(logging.WARNING, logger="skincare_postgres.jobs.notifier"):
         async with PostgresQueue(engine, poll_interval=timedelta(seconds=1)) as queue:
             got, waited = await receive_after_commit(queue, commit)
         await db.notifier.idle()

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from skincare_core.jobs import QueueRoutes, Scheduler, Schedules, new_job
+from skincare_core.jobs import QueueRoutes, Scheduler, Schedules, enqueue, new_job
 from skincare_postgres import (
     PostgresRateLimiter,
     PostgresScheduleStore,
@@ -87,7 +87,7 @@ async def test_two_processes_share_one_rate_limit(
 ) -> None:
     async with postgres_backend(engine) as backend:
         for n in range(20):
-            await backend.queue().enqueue(new_job("mail", n=str(n)))
+            await enqueue(backend.queue(), new_job("mail", n=str(n)))
     outs = [tmp_path / f"worker-{n}.txt" for n in range(2)]
     _run_workers(shop_url, outs, per_second=5, seconds=6.0)
     starts = sorted(float(line) for out in outs for line in out.read_text().split())

@@ -9,7 +9,13 @@ import anyio
 import pytest
 
 from skincare_core.jobs.errors import Unavailable
-from skincare_postgres import DatabaseUnavailable, PostgresDatabase, PostgresQueue, create_engine
+from skincare_postgres import (
+    DatabaseUnavailable,
+    PostgresDatabase,
+    PostgresDeadLetters,
+    PostgresQueue,
+    create_engine,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -48,7 +54,7 @@ async def test_queue_operations_raise_database_unavailable(tmp_path: Path) -> No
                 with pytest.raises(DatabaseUnavailable):
                     await queue.receive(10)
                 with pytest.raises(DatabaseUnavailable):
-                    await queue.count()
+                    await PostgresDeadLetters(engine).count()
         await engine.dispose()
 
 

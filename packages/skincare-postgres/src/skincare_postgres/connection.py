@@ -40,7 +40,7 @@ class DedicatedConnection:
 
     async def get(self) -> psycopg.AsyncConnection[TupleRow]:
         """The open connection, connecting (and running `setup`) if there is none."""
-        # The lock only guards connecting; taking it on every statement cost a yield each.
+        # The lock only guards connecting: a statement on an open connection takes no yield.
         if self._conn is not None and not self._conn.closed:
             return self._conn
         async with self._lock:

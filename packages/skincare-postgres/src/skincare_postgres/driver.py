@@ -1,9 +1,9 @@
 """Plain psycopg on the engine's pooled connections: the unit of work's and the one-off path.
 
-SQLAlchemy's async layer costs about 0.25 ms of Python per statement (greenlet hop, compiled
-cache lookup, result wrapping), and checkout and the cart run five statements per request on
-a two-core machine shared with the database. So SQLAlchemy lends the pooled connection (and
-its transaction, for a unit of work) and the statements run on the psycopg connection under it.
+SQLAlchemy's async layer adds Python work to every statement (a greenlet hop, a compiled cache
+lookup, result wrapping), which the checkout and the cart would pay several times a request. So
+SQLAlchemy lends the pooled connection (and its transaction, for a unit of work) and the
+statements run on the psycopg connection under it.
 
 Each statement runs under the engine's client-side deadline (`client_deadline`): a cancelled
 psycopg statement closes its connection, which the unit of work or `_discard_if_broken` then

@@ -4,7 +4,7 @@ Three places hand out the psycopg connection a statement runs on: the unit of wo
 (inside its transaction), the queue's `DedicatedConnection`s (the hot path, autocommit, outside
 the pool) and `Autocommit` (one pooled connection per statement: enqueues, dead letters, ping).
 SQLAlchemy is not on this path: it owns the pool (`engine.py`), the unit of work's transaction
-(`unit_of_work.py`), the tables' metadata (`schema.py`) and the migrations (`alembic/`).
+(`shop/unit_of_work.py`), the tables' metadata (`schema.py`) and the migrations (`alembic/`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The shop's tables as SQLAlchemy Core `Table`s; migrations create exactly these.
 
 This metadata serves Alembic (and tests and seeding that insert rows); the adapters' statements
-are plain SQL beside the code that runs them (`jobs_sql.py`, the repository modules).
+are plain SQL beside the code that runs them (`jobs/queue_sql.py`, the shop repositories).
 """
 
 from __future__ import annotations
@@ -222,7 +222,7 @@ jobs = Table(
     Column("last_error", Text, nullable=True),
     Column("dead_at", DateTime(timezone=True), nullable=True),
     _now(),
-    # The named queue; a row written by code that predates named queues lands on `default`.
+    # The named queue; a row inserted without one lands on `default`.
     Column("queue", Text, nullable=False, server_default="default"),
     # While the job is live (ready, scheduled or running) no other live job has this key.
     Column("unique_key", Text, nullable=True),

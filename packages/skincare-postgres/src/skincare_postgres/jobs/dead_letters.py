@@ -7,12 +7,12 @@ from datetime import datetime
 from psycopg.rows import dict_row, kwargs_row
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from skincare_core.jobs.codec import decode_job
 from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import Job
 from skincare_core.jobs.ports import DeadLetter
-from skincare_postgres import jobs_sql as sql
 from skincare_postgres.driver import Autocommit
+from skincare_postgres.jobs import dead_letters_sql as sql
+from skincare_postgres.jobs.row_bodies import decode_row_body
 from skincare_postgres.schema import JOBS_CHANNEL
 
 
@@ -80,9 +80,10 @@ def _dead_letter(
 
 
 def _job_of(job_id: str, job_type: str, body: str) -> Job:
-    # A body that no longer decodes was buried for that reason: show its id and type.
+    # A body that does not decode, or names another job, was buried for that reason: show the
+    # row's id and type.
     try:
-        return decode_job(body)
+        return decode_row_body(job_id, body)
     except InvalidJob:
         return Job(id=job_id, type=job_type)
 

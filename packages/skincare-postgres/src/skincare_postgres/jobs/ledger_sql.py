@@ -1,4 +1,4 @@
-"""The statements of the SQS backend's outbox and job ledger on the jobs table (`ledger.py`).
+"""The statements of the SQS backend's outbox and job ledger on the jobs table (`job_ledger.py`).
 
 A row is `ready` while it waits in the outbox (leased by `receipt` while a relay or an enqueue
 sends it), then `sent`, `running` (received) or `cancelled` (a tombstone) until the job is
@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import NamedTuple
 
-from skincare_postgres.outcomes_sql import COUNT_FINISHED
+from skincare_postgres.jobs.outcomes_sql import COUNT_FINISHED
 
 
 class OutboxClaimed(NamedTuple):

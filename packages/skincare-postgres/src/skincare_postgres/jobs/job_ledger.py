@@ -12,13 +12,12 @@ from datetime import timedelta
 
 from psycopg.rows import dict_row, tuple_row
 
-from skincare_core.jobs.codec import encode_job
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.outcomes import RECENT, OutcomeCounts
-from skincare_postgres import ledger_sql as sql
-from skincare_postgres.outbox_storage import PostgresOutboxStorage
-from skincare_postgres.outcomes import PRUNE_PARAMS, read_recent
-from skincare_postgres.outcomes_sql import COUNT_FINISHED, PRUNE
+from skincare_postgres.jobs import ledger_sql as sql
+from skincare_postgres.jobs.outbox_storage import PostgresOutboxStorage
+from skincare_postgres.jobs.outcomes import PRUNE_PARAMS, read_recent
+from skincare_postgres.jobs.outcomes_sql import COUNT_FINISHED, PRUNE
 
 _SWEEP_EVERY = 600.0
 
@@ -48,7 +47,7 @@ class PostgresJobLedger(PostgresOutboxStorage):
         params = {
             "id": envelope.job.id,
             "type": envelope.job.type,
-            "body": encode_job(envelope.job),
+            "body": envelope.body,
             "queue": envelope.queue,
             "key": envelope.unique_key,
             "not_before": envelope.not_before,
@@ -70,7 +69,7 @@ class PostgresJobLedger(PostgresOutboxStorage):
         return {str(row[0]) for row in rows}
 
     async def retry(self, job_id: str) -> None:
-        """A received job goes back to waiting in SQS (a nack)."""
+        """A received job goes back to waiting in SQS (a retry)."""
         await self._autocommit.run(sql.RETRY, {"id": job_id})
 
     async def finish(self, job_ids: Sequence[str], *, queue: str, failed: bool) -> None:

@@ -7,18 +7,23 @@ from types import TracebackType
 import anyio
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from skincare_core.jobs.envelope import RoutedOutbox
 from skincare_core.jobs.routing import QueueRoutes
 from skincare_core.jobs.tracing import HeaderSource
-from skincare_postgres.catalog import PostgresCarts, PostgresProducts, PostgresUsers
 from skincare_postgres.driver import Autocommit, Driver
 from skincare_postgres.engine import client_deadline
 from skincare_postgres.errors import DatabaseUnavailable, is_unavailable, unavailable_as_error
-from skincare_postgres.notifier import PostgresNotifier
-from skincare_postgres.orders import PostgresOrders
-from skincare_postgres.outbox import PostgresOutbox
-from skincare_postgres.payments import PostgresInvoices, PostgresNotifications, PostgresPayments
-from skincare_postgres.reports import PostgresReports, PostgresSales
+from skincare_postgres.jobs.notifier import PostgresNotifier
+from skincare_postgres.jobs.outbox_writer import PostgresOutboxWriter
 from skincare_postgres.schema import JOBS_CHANNEL
+from skincare_postgres.shop.catalog import PostgresCarts, PostgresProducts, PostgresUsers
+from skincare_postgres.shop.orders import PostgresOrders
+from skincare_postgres.shop.payments import (
+    PostgresInvoices,
+    PostgresNotifications,
+    PostgresPayments,
+)
+from skincare_postgres.shop.reports import PostgresReports, PostgresSales
 
 
 class PostgresDatabase:
@@ -104,7 +109,8 @@ class PostgresUnitOfWork:
         self.invoices = PostgresInvoices(driver)
         self.sales = PostgresSales(driver)
         self.reports = PostgresReports(driver)
-        self.outbox = PostgresOutbox(driver, self._routes, self._channel, self._job_headers)
+        self._writer = PostgresOutboxWriter(driver, self._channel)
+        self.outbox = RoutedOutbox(self._writer, self._routes, self._job_headers)
         return self
 
     async def __aexit__(
@@ -124,7 +130,7 @@ class PostgresUnitOfWork:
             with unavailable_as_error(), anyio.fail_after(self._deadline):
                 if exc_type is None:
                     await conn.commit()
-                    self._notifier.wake(self.outbox.woken)
+                    self._notifier.wake(self._writer.woken)
                 else:
                     await conn.rollback()
         except BaseException:

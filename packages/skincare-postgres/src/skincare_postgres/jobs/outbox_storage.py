@@ -8,11 +8,11 @@ from datetime import timedelta
 from psycopg.rows import class_row
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from skincare_core.jobs.codec import decode_job
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.errors import InvalidJob
-from skincare_postgres import ledger_sql as sql
 from skincare_postgres.driver import Autocommit
+from skincare_postgres.jobs import ledger_sql as sql
+from skincare_postgres.jobs.row_bodies import decode_row_body
 
 _CLAIMED = class_row(sql.OutboxClaimed)
 
@@ -21,7 +21,7 @@ class PostgresOutboxStorage:
     """OutboxStorage over the jobs table: rows of every named queue due within `window`, with
     their due time as `not_before`, leased for `lease` while the relay sends them, kept as the
     job's ledger row once sent (`PostgresJobLedger`), released at once when the send failed. A
-    body that does not decode is buried.
+    body that does not decode, or names another job than its row, is buried.
 
     `window` is how far ahead the queue can delay a message itself (SQS: 15 minutes); a job due
     later waits here until it is that close.
@@ -44,7 +44,7 @@ class PostgresOutboxStorage:
         claimed = []
         for row in await self._autocommit.rows(sql.CLAIM, params, _CLAIMED):
             try:
-                job = decode_job(row.body)
+                job = decode_row_body(row.id, row.body)
             except InvalidJob as error:
                 await self._autocommit.run(
                     sql.BURY_UNREADABLE, {"id": row.id, "reason": str(error)}

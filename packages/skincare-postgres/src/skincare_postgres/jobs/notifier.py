@@ -1,8 +1,8 @@
 """Waking idle workers after a commit: one NOTIFY per channel per tick, outside any transaction.
 
 PostgreSQL takes one database-wide lock at the commit of a transaction that notified and holds
-it until the commit record is flushed, so checkouts that each notified in their own transaction
-committed one at a time instead of sharing WAL flushes. The unit of work and the sink hand the
+it until the commit record is flushed, so transactions that each notify commit one at a time
+rather than sharing WAL flushes. The unit of work and the sink hand the
 channels they enqueued on to a `PostgresNotifier` once their commit succeeded; it sends them on
 an autocommit connection of its own, coalescing whatever commits while a send is in flight or
 within one tick after it into the next send.
@@ -29,9 +29,9 @@ from skincare_postgres.engine import engine_timeouts, libpq_conninfo
 logger = logging.getLogger(__name__)
 
 DEFAULT_TICK = timedelta(milliseconds=5)
-"""How long after a send the next one waits, so that a burst of commits shares it: at most 200
-sends a second per process however many commits, each costing a wake-up of every listener, and
-at most 5 ms added to a pickup while commits come faster than that (none when they do not)."""
+"""How long after a send the next one waits, so that a burst of commits shares it: one send a
+tick per process however many commits (each send wakes every listener), at the cost of up to a
+tick added to a pickup while commits come faster than that (none when they do not)."""
 
 APPLICATION_NAME = "skincare-notifier"
 """The notifier's connection in pg_stat_activity."""

@@ -11,8 +11,8 @@ from psycopg.rows import dict_row
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.outcomes import KEPT, RECENT, OutcomeCounts
-from skincare_postgres import outcomes_sql as sql
 from skincare_postgres.driver import Autocommit
+from skincare_postgres.jobs import outcomes_sql as sql
 
 # Pruning is a writer's chore, not a reader's: a few statements an hour per process keep the
 # table at about an hour of minutes per queue (sixty rows each), whatever the job rate.

@@ -1,8 +1,8 @@
 """Every statement on the jobs table, with psycopg `%(name)s` placeholders.
 
 They run through `execution.py`: the claim and settle statements on the queue's dedicated
-connections, `OUTBOX_ADD` in a unit of work's transaction, `ENQUEUE` and the dead-letter
-statements on a pooled autocommit connection. Results are read by column name. Enqueues do
+connections, `OUTBOX_ADD` in a unit of work's transaction, `ENQUEUE` and `CANCEL` on a pooled
+autocommit connection. Results are read by column name. Enqueues do
 not NOTIFY in their own statement: `notifier.py` wakes the queues after the commit.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import NamedTuple
 
-from skincare_postgres.outcomes_sql import COUNT_DONE, COUNT_FAILED
+from skincare_postgres.jobs.outcomes_sql import COUNT_DONE, COUNT_FAILED
 
 
 class Claimed(NamedTuple):
@@ -56,62 +56,60 @@ DELETE FROM jobs WHERE id = %(id)s AND queue = %(queue)s AND status = 'ready'
 RETURNING 1
 """
 
-# Receipts are fresh UUIDs per lease: a row whose current receipt is listed was leased by it.
-# The (id, receipt) pairs come as one JSON text: psycopg dumps a Python list element by element
-# (about 3 us each), json.dumps does it in C. The deleted rows are counted done in the same
-# statement: one row update a batch.
+# Settlements take a batch as parallel arrays (row ids and lease receipts, plus a delay or a
+# reason each) in binary, joined to the rows by unnest: one statement a batch. A row is settled
+# only while its current receipt is the one listed (a fresh UUID per lease), so a stale receipt,
+# or a batch sent again after its first run committed, changes nothing.
+_LEASES = "CAST(%(ids)b AS text[]), CAST(CAST(%(receipts)b AS text[]) AS uuid[])"
+_HELD = "jobs.id = l.id AND jobs.receipt = l.receipt"
+
+# The deleted rows are counted done in the same statement.
 ACK = f"""
 WITH settled AS (
-    DELETE FROM jobs WHERE id = ANY(ARRAY(SELECT jsonb_array_elements(%(acks)s::jsonb) ->> 0))
-        AND receipt = ANY(ARRAY(SELECT (jsonb_array_elements(%(acks)s::jsonb) ->> 1)::uuid))
-    RETURNING queue)
+    DELETE FROM jobs USING unnest({_LEASES}) AS l(id, receipt) WHERE {_HELD}
+    RETURNING jobs.queue)
 {COUNT_DONE}"""
 
-NACK = """
+# Each job is visible again after its own delay; the queue's idle workers are woken.
+RETRY = f"""
 WITH moved AS (
-    UPDATE jobs SET available_at = now() + %(delay)s, receipt = NULL, lease_expires_at = NULL
-    WHERE id = %(id)s AND receipt = %(receipt)s::uuid RETURNING 1)
-SELECT pg_notify(%(channel)s, '') FROM moved
+    UPDATE jobs SET available_at = now() + l.delay, receipt = NULL, lease_expires_at = NULL
+    FROM unnest({_LEASES}, CAST(%(delays)b AS interval[])) AS l(id, receipt, delay)
+    WHERE {_HELD}
+    RETURNING 1)
+SELECT pg_notify(%(channel)s, '') WHERE EXISTS (SELECT 1 FROM moved)
 """
 
-EXTEND = """
+EXTEND = f"""
 UPDATE jobs SET available_at = now() + %(visibility)s, lease_expires_at = now() + %(visibility)s
-WHERE id = ANY(ARRAY(SELECT jsonb_array_elements(%(leases)s::jsonb) ->> 0))
-    AND receipt = ANY(ARRAY(SELECT (jsonb_array_elements(%(leases)s::jsonb) ->> 1)::uuid))
+FROM unnest({_LEASES}) AS l(id, receipt) WHERE {_HELD}
 """
 
 # A dead job no longer holds its unique key: a new job may take it (and a redrive keeps none).
 # It is counted failed in the same statement.
 DEAD_LETTER = f"""
 WITH settled AS (
-    UPDATE jobs SET status = 'dead', last_error = %(reason)s, dead_at = now(), receipt = NULL,
+    UPDATE jobs SET status = 'dead', last_error = l.reason, dead_at = now(), receipt = NULL,
         lease_expires_at = NULL, unique_key = NULL
-    WHERE id = %(id)s AND receipt = %(receipt)s::uuid
-    RETURNING queue)
-{COUNT_FAILED}"""
-
-BURY_UNREADABLE = f"""
-WITH settled AS (
-    UPDATE jobs SET status = 'dead', last_error = %(reason)s, dead_at = now(), receipt = NULL,
-        unique_key = NULL
-    WHERE id = %(id)s
-    RETURNING queue)
+    FROM unnest({_LEASES}, CAST(%(reasons)b AS text[])) AS l(id, receipt, reason)
+    WHERE {_HELD}
+    RETURNING jobs.queue)
 {COUNT_FAILED}"""
 
 # A job id already stored, or a unique key a live job holds, is skipped (ON CONFLICT without a
 # target covers the primary key and uq_jobs_unique_key). The queues that got a job are returned:
 # the caller wakes them after the commit (`notifier.py`), not with a NOTIFY in this statement.
-# A job is due at its not_before time, else `delay` from now (the database's clock). The arrays
+# A job is due at its not_before time, else its delay from now (the database's clock). The arrays
 # go in binary (%(name)b): psycopg's text format escapes every element through a regex, which
-# took longer than the insert itself for 10,000 jobs.
+# costs more than the insert itself on a large batch.
 ENQUEUE = """
 WITH added AS (
     INSERT INTO jobs (id, type, body, queue, unique_key, available_at)
-    SELECT id, type, body, queue, unique_key, COALESCE(not_before, now() + %(delay)s)
+    SELECT id, type, body, queue, unique_key, COALESCE(not_before, now() + delay)
     FROM unnest(CAST(%(ids)b AS text[]), CAST(%(types)b AS text[]), CAST(%(bodies)b AS text[]),
         CAST(%(queues)b AS text[]), CAST(%(keys)b AS text[]),
-        CAST(%(not_befores)b AS timestamptz[]))
-        AS row(id, type, body, queue, unique_key, not_before)
+        CAST(%(not_befores)b AS timestamptz[]), CAST(%(delays)b AS interval[]))
+        AS row(id, type, body, queue, unique_key, not_before, delay)
     ON CONFLICT DO NOTHING RETURNING queue)
 SELECT count(*) AS added, COALESCE(array_agg(DISTINCT queue), '{}') AS queues FROM added
 """
@@ -123,42 +121,4 @@ INSERT INTO jobs (id, type, body, queue, unique_key, available_at)
 VALUES (%(id)s, %(type)s, %(body)s, %(queue)s, %(key)s,
     COALESCE(CAST(%(not_before)s AS timestamptz), now() + %(delay)s))
 ON CONFLICT DO NOTHING RETURNING 1
-"""
-
-DEAD_COUNT = """
-SELECT count(*) AS dead FROM jobs
-WHERE status = 'dead' AND (CAST(%(queue)s AS text) IS NULL OR queue = %(queue)s)
-"""
-
-_DEAD_COLUMNS = (
-    "SELECT id AS job_id, type AS job_type, body, attempts, last_error, dead_at, queue"
-    " FROM jobs WHERE status = 'dead'"
-)
-
-DEAD_LIST = (
-    f"{_DEAD_COLUMNS} AND (CAST(%(type)s AS text) IS NULL OR type = %(type)s)"
-    " AND (CAST(%(queue)s AS text) IS NULL OR queue = %(queue)s)"
-    " ORDER BY dead_at, id LIMIT %(limit)s"
-)
-
-DEAD_GET = f"{_DEAD_COLUMNS} AND id = %(id)s"
-
-# Redriven jobs start over in the queue they died in: attempts 0, visible now, its idle workers
-# woken.
-REDRIVE = """
-WITH moved AS (
-    UPDATE jobs SET status = 'ready', attempts = 0, available_at = now(), dead_at = NULL,
-        receipt = NULL, lease_expires_at = NULL
-    WHERE status = 'dead' AND (CAST(%(id)s AS text) IS NULL OR id = %(id)s)
-        AND (CAST(%(type)s AS text) IS NULL OR type = %(type)s)
-        AND (CAST(%(queue)s AS text) IS NULL OR queue = %(queue)s)
-    RETURNING queue),
-woken AS (
-    SELECT pg_notify(%(channel)s || '.' || queue, '') FROM (SELECT DISTINCT queue FROM moved) q)
-SELECT (SELECT count(*) FROM moved) AS moved, (SELECT count(*) FROM woken) AS woken
-"""
-
-PURGE = """
-WITH gone AS (DELETE FROM jobs WHERE status = 'dead' RETURNING 1)
-SELECT count(*) AS purged FROM gone
 """

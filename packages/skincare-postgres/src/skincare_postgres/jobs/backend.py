@@ -14,14 +14,15 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.routing import DEFAULT_QUEUE
-from skincare_postgres.dead_letters import PostgresDeadLetters
-from skincare_postgres.job_ledger import PostgresJobLedger
-from skincare_postgres.notifier import PostgresNotifier
-from skincare_postgres.outcomes import PostgresJobOutcomes
-from skincare_postgres.periodic import PostgresRateLimiter, PostgresScheduleStore
-from skincare_postgres.queue import PostgresQueue
-from skincare_postgres.sink import PostgresSink
-from skincare_postgres.stats import PostgresQueueStats
+from skincare_postgres.jobs.dead_letters import PostgresDeadLetters
+from skincare_postgres.jobs.job_ledger import PostgresJobLedger
+from skincare_postgres.jobs.notifier import PostgresNotifier
+from skincare_postgres.jobs.outcomes import PostgresJobOutcomes
+from skincare_postgres.jobs.queue import PostgresQueue
+from skincare_postgres.jobs.rate_limits import PostgresRateLimiter
+from skincare_postgres.jobs.schedules import PostgresScheduleStore
+from skincare_postgres.jobs.sink import PostgresSink
+from skincare_postgres.jobs.stats import PostgresQueueStats
 
 
 @asynccontextmanager

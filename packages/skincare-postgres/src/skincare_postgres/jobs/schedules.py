@@ -1,18 +1,17 @@
-"""Periodic schedules' last ticks and rate limits' windows, in tables every process shares."""
+"""Periodic schedules' rules and last ticks, in a table every scheduler process shares."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from psycopg.rows import dict_row
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from skincare_core.jobs.codec import encode_job
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.ports import ScheduleRecord
 from skincare_core.jobs.schedule import Schedule
-from skincare_postgres import periodic_sql as sql
 from skincare_postgres.driver import Autocommit
+from skincare_postgres.jobs import schedules_sql as sql
 from skincare_postgres.schema import JOBS_CHANNEL
 
 
@@ -42,9 +41,11 @@ class PostgresScheduleStore:
             "tick": tick,
             "id": job.id,
             "type": job.type,
-            "body": encode_job(job),
+            "body": envelope.body,
             "queue": envelope.queue,
             "key": envelope.unique_key,
+            "not_before": envelope.not_before,
+            "delay": envelope.delay or timedelta(0),
             "channel": self._channel,
         }
         [row] = await self._autocommit.rows(sql.SCHEDULE_CLAIM, params, dict_row)
@@ -63,28 +64,6 @@ class PostgresScheduleStore:
             )
             for row in rows
         ]
-
-
-class PostgresRateLimiter:
-    """The RateLimiter on job_rate_windows: one-second windows by the database's clock, shared
-    by every worker process on the database."""
-
-    def __init__(self, engine: AsyncEngine) -> None:
-        self._autocommit = Autocommit(engine)
-        self._known: set[str] = set()
-
-    async def acquire(self, key: str, wanted: int, per_second: int) -> int:
-        """Up to `wanted` of the current second's `per_second` starts under `key`."""
-        if key not in self._known:
-            await self._autocommit.run(sql.RATE_WINDOW_ADD, {"key": key})
-            self._known.add(key)
-        params = {"key": key, "wanted": wanted, "limit": per_second}
-        rows = await self._autocommit.rows(sql.RATE_ACQUIRE, params, dict_row)
-        if not rows:
-            # The window row was deleted (a truncate): add it again on the next call.
-            self._known.discard(key)
-            return 0
-        return int(rows[0]["granted"])
 
 
 def _datetime(value: object) -> datetime:

@@ -1,56 +1,52 @@
-"""PostgresQueue: one named queue of the jobs table, leased, and the dead letters of all.
+"""PostgresQueue: one named queue of the jobs table, leased.
 
 Claims and settles run on two psycopg connections of its own (tuned for the hot path, below);
-enqueues (`sink.py`) and the dead letters borrow a connection from the engine's pool. The
-statements are in `jobs_sql.py`.
+enqueues (`sink.py`) and cancels borrow a connection from the engine's pool. The
+statements are in `queue_sql.py`.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import timedelta
 from types import TracebackType
-from typing import LiteralString
 
 import anyio
 from psycopg.rows import class_row, dict_row
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from skincare_core.jobs.codec import decode_job
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.errors import InvalidJob
-from skincare_core.jobs.job import Job, Message
+from skincare_core.jobs.job import Message
+from skincare_core.jobs.ports import Burial, Retry
 from skincare_core.jobs.routing import DEFAULT_QUEUE, check_queue_name
-from skincare_postgres import jobs_sql as sql
-from skincare_postgres.acks import AckBatcher
-from skincare_postgres.claim_floor import SWEEP_EVERY, ClaimFloor
-from skincare_postgres.claims import ClaimBatcher
 from skincare_postgres.connection import DedicatedConnection
-from skincare_postgres.dead_letters import PostgresDeadLetters
+from skincare_postgres.driver import Autocommit
 from skincare_postgres.engine import engine_timeouts, libpq_conninfo
-from skincare_postgres.listener import JobListener
-from skincare_postgres.notifier import PostgresNotifier
-from skincare_postgres.outcomes import PRUNE_PARAMS, PruneSchedule
-from skincare_postgres.outcomes_sql import PRUNE
+from skincare_postgres.jobs import queue_sql as sql
+from skincare_postgres.jobs.claim_batcher import ClaimBatcher
+from skincare_postgres.jobs.claim_floor import SWEEP_EVERY, ClaimFloor
+from skincare_postgres.jobs.listener import JobListener
+from skincare_postgres.jobs.notifier import PostgresNotifier
+from skincare_postgres.jobs.outcomes import PRUNE_PARAMS, PruneSchedule
+from skincare_postgres.jobs.outcomes_sql import PRUNE
+from skincare_postgres.jobs.row_bodies import decode_row_body
+from skincare_postgres.jobs.sink import PostgresSink
 from skincare_postgres.schema import JOBS_CHANNEL, queue_channel
-from skincare_postgres.sink import PostgresSink
 
 # Lease bookkeeping may lose its last instant on a server crash: the job then runs again,
 # which at-least-once delivery allows. Enqueues stay fully durable (pooled connections).
-# psycopg prepares a statement on its 5th run and the server may then keep a generic plan made
-# while the table was tiny (a seq scan + sort): once a backlog grows, every claim scanned the
-# whole table (135 ms at 200,000 rows) and the soak collapsed. Planning each run costs ~0.1 ms.
+# A prepared statement may keep a generic plan made while the table is small (a seq scan and a
+# sort), which scans the whole backlog once it grows: every claim is planned for its own run.
 _HOT_PATH_SETTINGS = {"synchronous_commit": "off", "plan_cache_mode": "force_custom_plan"}
 _CLAIMED = class_row(sql.Claimed)
-# The claim must walk ix_jobs_claim in order. When the statistics lag a burst of enqueues (the
-# planner expects a few dozen ready rows), a LIMIT above that estimate made it read and sort the
-# whole backlog instead: 6 ms per claim of 50 at 24,000 rows, against 0.7 ms through the index.
+# The claim must walk ix_jobs_claim in order. When the statistics lag a burst of enqueues, a
+# LIMIT above the planner's estimate of ready rows makes it read and sort the whole backlog.
 _CLAIM_SETTINGS = {"enable_sort": "off"}
 
 
-class PostgresQueue(PostgresDeadLetters):
-    """The Queue `name` (and DeadLetters + JobSink of the whole table). Close it with aclose()."""
+class PostgresQueue:
+    """The Queue `name` of the jobs table. Close it with aclose()."""
 
     def __init__(
         self,
@@ -69,7 +65,7 @@ class PostgresQueue(PostgresDeadLetters):
         than from the floor (claim_floor.py); zero makes every claim do so. `notifier` wakes
         the workers of the jobs this queue enqueues, after the commit (None: one of its own).
         The timeouts of its own connections are the engine's (`engine_timeouts`) unless given."""
-        super().__init__(engine, channel)
+        self._autocommit = Autocommit(engine)
         self.name = check_queue_name(name)
         self._sink = PostgresSink(engine, channel=channel, notifier=notifier)
         self._visibility = visibility_timeout
@@ -91,7 +87,6 @@ class PostgresQueue(PostgresDeadLetters):
         )
         self._own_channel = queue_channel(channel, name)
         self._listener = JobListener(conninfo, self._own_channel, connect_timeout=connect_timeout)
-        self._acks = AckBatcher(self._delete)
         self._batched_claims = ClaimBatcher(self._claim_rows)
         self._floor = ClaimFloor(sweep_every=claim_sweep_every.total_seconds())
         self._prune = PruneSchedule()
@@ -113,23 +108,14 @@ class PostgresQueue(PostgresDeadLetters):
         await self._claims.close()
         await self._settles.close()
 
-    async def enqueue(
-        self,
-        job: Job,
-        *,
-        delay: timedelta | None = None,
-        not_before: datetime | None = None,
-        unique_key: str | None = None,
-    ) -> bool:
-        """Add the job to this queue, due after `delay` or at `not_before` (neither: now), and
-        wake idle workers; False if the id is stored or a live job holds `unique_key`.
-        ValueError for a bad schedule and JobTooLarge, both before any I/O."""
-        return await self._sink.enqueue(
-            job, queue=self.name, delay=delay, not_before=not_before, unique_key=unique_key
-        )
+    async def enqueue(self, envelope: Envelope) -> bool:
+        """Add the envelope's job, due after its delay (by the database's clock) or at its
+        `not_before`, and wake idle workers after the commit; False if the id is stored or a
+        live job holds its unique key."""
+        return await self._sink.enqueue_many([envelope]) == 1
 
     async def enqueue_many(self, envelopes: Sequence[Envelope]) -> int:
-        """JobSink: every envelope to its own queue in one durable statement; how many added."""
+        """Every envelope to its own queue in one durable statement; how many were added."""
         return await self._sink.enqueue_many(envelopes)
 
     async def cancel(self, job_id: str) -> bool:
@@ -154,29 +140,33 @@ class PostgresQueue(PostgresDeadLetters):
                 return messages
             await self._listener.wait(min(remaining, await self._until_next_visible()))
 
-    async def ack(self, message: Message) -> None:
-        """Delete the job if the receipt is live (batched with concurrent acks)."""
-        await self._acks.ack(message.job.id, message.receipt)
-
     async def ack_many(self, messages: Sequence[Message]) -> None:
-        """Delete every job whose receipt is live, in one statement."""
+        """Delete every job whose lease is still the receipt's, counted done, in one statement."""
         if messages:
-            await self._delete([(m.job.id, m.receipt) for m in messages])
+            await self._settles.run(sql.ACK, _leases(messages))
+            await self._prune_now_and_then()
 
-    async def nack(self, message: Message, delay: timedelta) -> None:
-        """Make the job visible after `delay` if the receipt is live."""
-        await self._settle(sql.NACK, message, delay=delay, channel=self._own_channel)
+    async def retry_many(self, retries: Sequence[Retry]) -> None:
+        """Make each job whose lease is still the receipt's visible after its delay, in one
+        statement that wakes this queue's idle workers."""
+        if retries:
+            params = _leases([r.message for r in retries])
+            params |= {"delays": [r.delay for r in retries], "channel": self._own_channel}
+            await self._settles.run(sql.RETRY, params)
+
+    async def dead_letter_many(self, burials: Sequence[Burial]) -> None:
+        """Move each job whose lease is still the receipt's to the dead letters with its
+        reason, counted failed, in one statement."""
+        if burials:
+            params = _leases([b.message for b in burials])
+            params["reasons"] = [b.reason for b in burials]
+            await self._settles.run(sql.DEAD_LETTER, params)
+            await self._prune_now_and_then()
 
     async def extend_many(self, messages: Sequence[Message], visibility: timedelta) -> None:
-        """Keep each lease whose receipt is live for `visibility` more, in one statement."""
+        """Keep each lease that is still the receipt's for `visibility` more, in one statement."""
         if messages:
-            leases = json.dumps([(m.job.id, m.receipt) for m in messages])
-            await self._settles.run(sql.EXTEND, {"leases": leases, "visibility": visibility})
-
-    async def dead_letter(self, message: Message, reason: str) -> None:
-        """Move the job to the dead letters with `reason` if the receipt is live."""
-        await self._settle(sql.DEAD_LETTER, message, reason=reason)
-        await self._prune_now_and_then()
+            await self._settles.run(sql.EXTEND, {**_leases(messages), "visibility": visibility})
 
     async def _claim(self, limit: int) -> list[Message]:
         return await self._batched_claims.claim(limit)
@@ -194,18 +184,32 @@ class PostgresQueue(PostgresDeadLetters):
             self._floor.failed()
             raise
         self._floor.claimed(row.due_at for row in rows)
-        messages = []
+        return await self._deliverable(rows)
+
+    async def _deliverable(self, rows: Sequence[sql.Claimed]) -> list[Message]:
+        """The claimed rows as messages; a row whose body is not its own job is buried now."""
+        messages, burials = [], []
         for row in rows:
+            # The receipt names the row and its lease: settlements never trust the body's id.
+            receipt = f"{row.receipt}{_RECEIPT_SEPARATOR}{row.id}"
             try:
-                job = decode_job(row.body)
+                job = decode_row_body(row.id, row.body)
             except InvalidJob as error:
-                await self._settles.run(sql.BURY_UNREADABLE, {"id": row.id, "reason": str(error)})
+                burials.append((receipt, str(error)))
                 continue
             # A first delivery became due when it was enqueued (or its delay ended).
             messages.append(
-                Message(receipt=row.receipt, job=job, attempts=row.attempts, enqueued_at=row.due_at)
+                Message(receipt=receipt, job=job, attempts=row.attempts, enqueued_at=row.due_at)
             )
+        if burials:
+            await self._bury_unreadable(burials)
         return messages
+
+    async def _bury_unreadable(self, burials: Sequence[tuple[str, str]]) -> None:
+        # Never delivered: a handler could not run it, and no settlement could find its row.
+        params = _receipts([receipt for receipt, _ in burials])
+        params["reasons"] = [reason for _, reason in burials]
+        await self._settles.run(sql.DEAD_LETTER, params)
 
     async def _until_next_visible(self) -> float:
         params = {"queue": self.name, "floor": self._floor.floor}
@@ -214,19 +218,23 @@ class PostgresQueue(PostgresDeadLetters):
         # A visible row we could not claim is being leased by someone else right now.
         return self._poll if seconds is None else max(float(seconds), 0.005)
 
-    async def _delete(self, items: Sequence[tuple[str, str]]) -> None:
-        # ACK also counts the batch done in job_outcomes, whose old minutes go now and then.
-        await self._settles.run(sql.ACK, {"acks": json.dumps(items)})
-        await self._prune_now_and_then()
-
     async def _prune_now_and_then(self) -> None:
         if self._prune.due():
             await self._settles.run(PRUNE, PRUNE_PARAMS)
 
-    async def _settle(self, statement: LiteralString, message: Message, **params: object) -> None:
-        await self._settles.run(
-            statement, {"id": message.job.id, "receipt": message.receipt, **params}
-        )
+
+# A receipt is "<lease UUID>:<row id>": a UUID holds no colon, the row id may.
+_RECEIPT_SEPARATOR = ":"
+
+
+def _leases(messages: Sequence[Message]) -> dict[str, object]:
+    return _receipts([m.receipt for m in messages])
+
+
+def _receipts(receipts: Sequence[str]) -> dict[str, object]:
+    """The statements' `ids` and `receipts` arrays: each receipt's row id and lease."""
+    leases, ids = zip(*(r.partition(_RECEIPT_SEPARATOR)[::2] for r in receipts), strict=True)
+    return {"ids": list(ids), "receipts": list(leases)}
 
 
 def _millis(duration: timedelta) -> str:

@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from skincare_core.jobs.ports import QueueCounts
 from skincare_postgres.errors import unavailable_as_error
 
-# A lease sets a receipt and pushes available_at forward; a nack clears the receipt. A ready row
+# A lease sets a receipt and pushes available_at forward; a retry clears the receipt. A ready row
 # whose available_at has passed is ready (an expired lease too); a later one is leased if it
 # holds a receipt, else scheduled.
 _STATS = text(
