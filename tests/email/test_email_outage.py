@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
+from skincare_core.jobs import enqueue
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.retry import RetryPolicy
 from skincare_core.jobs.router import Router
@@ -57,7 +58,7 @@ async def test_every_e_mail_arrives_after_the_server_refused_for_a_while(
     policy = RetryPolicy(attempts=30, base=timedelta(seconds=0.05), cap=timedelta(seconds=0.3))
     queue = InMemoryQueue(wait=timedelta(seconds=0.02))
     for n in range(20):
-        await queue.enqueue(new_job("mail", to=f"pelanggan{n}@example.test"))
+        await enqueue(queue, new_job("mail", to=f"pelanggan{n}@example.test"))
     worker = worker_on(queue, router, max_attempts=1, retry_policies={"mail": policy})
     async with running(worker):
         await eventually(lambda: queue.depth == 0, within=15.0)

@@ -11,7 +11,7 @@ import psycopg
 import pytest
 
 from skincare_postgres.engine import libpq_conninfo
-from skincare_postgres.listener import JobListener
+from skincare_postgres.jobs.listener import JobListener
 from tests.faults.conftest import through, upstream_of
 from tests.faults.tcp_proxy import TcpProxy
 

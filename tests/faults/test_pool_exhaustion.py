@@ -12,8 +12,7 @@ import pytest
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.errors import Unavailable
 from skincare_core.jobs.job import new_job
-from skincare_postgres import create_engine
-from skincare_postgres.sink import PostgresSink
+from skincare_postgres import PostgresSink, create_engine
 from tests.faults.conftest import count_jobs
 
 pytestmark = pytest.mark.anyio

@@ -20,9 +20,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import new_job
-from skincare_postgres import PostgresDatabase, create_engine
+from skincare_postgres import PostgresDatabase, PostgresSink, create_engine
 from skincare_postgres.errors import DatabaseUnavailable
-from skincare_postgres.sink import PostgresSink
 from tests.faults.conftest import count_jobs, through, upstream_of
 from tests.faults.tcp_proxy import TcpProxy
 

@@ -16,8 +16,7 @@ from skincare_core.jobs.errors import Unavailable
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.router import Router
 from skincare_core.jobs.worker import Worker
-from skincare_postgres import PostgresQueue, create_engine
-from skincare_postgres.sink import PostgresSink
+from skincare_postgres import PostgresQueue, PostgresSink, create_engine
 from tests.faults.conftest import count_jobs
 from tests.restartable_postgres import RestartablePostgres, StopMode, restartable_postgres
 

@@ -18,8 +18,7 @@ from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.router import Router
 from skincare_core.jobs.worker import Worker
-from skincare_postgres import PostgresQueue, create_engine
-from skincare_postgres.sink import PostgresSink
+from skincare_postgres import PostgresQueue, PostgresSink, create_engine
 from tests.faults.conftest import through, upstream_of
 from tests.faults.tcp_proxy import TcpProxy
 

@@ -17,9 +17,8 @@ from skincare_core.jobs.errors import PermanentJobError
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.router import Router
 from skincare_core.jobs.worker import Worker
-from skincare_postgres import PostgresQueue, create_engine
+from skincare_postgres import PostgresQueue, PostgresSink, create_engine
 from skincare_postgres.engine import libpq_conninfo
-from skincare_postgres.sink import PostgresSink
 from tests.faults.conftest import through, upstream_of
 from tests.faults.tcp_proxy import TcpProxy
 

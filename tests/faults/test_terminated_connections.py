@@ -14,8 +14,7 @@ from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.router import Router
 from skincare_core.jobs.worker import Worker
-from skincare_postgres import PostgresQueue
-from skincare_postgres.sink import PostgresSink
+from skincare_postgres import PostgresQueue, PostgresSink
 from tests.faults.conftest import count_jobs, terminate_backends
 
 pytestmark = pytest.mark.anyio

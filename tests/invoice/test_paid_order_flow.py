@@ -11,6 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from skincare_core.jobs import enqueue
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.worker import Worker
@@ -91,7 +92,7 @@ async def test_a_paid_order_leaves_one_pdf_and_one_email_of_each_kind(
     clock = ManualClock()
     order = await place_paid_order(db, clock, language)
     (payment,) = [job for job in queue.jobs() if job.type == PROCESS_PAYMENT]
-    await queue.enqueue(duplicate(payment))
+    await enqueue(queue, duplicate(payment))
     # The order is paid: its expiry, a day away, would change nothing.
     (expiry,) = [job for job in queue.jobs() if job.type == EXPIRE_UNPAID_ORDER]
     assert await queue.cancel(expiry.id) is True

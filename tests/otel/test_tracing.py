@@ -14,6 +14,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
 
+from skincare_core.jobs import enqueue
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.router import Router
 from skincare_core.shop.models import DailySales
@@ -101,7 +102,7 @@ async def test_the_job_span_continues_the_enqueuers_trace_with_child_spans(
     router.register("send_confirmation_email", confirm)
     queue = fast_queue()
     with tracing.tracer.start_as_current_span("POST /v1/orders") as request:
-        await queue.enqueue(evolve(new_job("send_confirmation_email"), headers=current_headers()))
+        await enqueue(queue, evolve(new_job("send_confirmation_email"), headers=current_headers()))
     async with running(worker_on(queue, router, tracer=OtelJobTracer(tracing.tracer))):
         await done.wait()
         await eventually(lambda: len(exporter.get_finished_spans()) == 4)

@@ -10,6 +10,7 @@ import pytest
 from attrs import evolve
 from prometheus_client import CollectorRegistry
 
+from skincare_core.jobs import enqueue
 from skincare_core.jobs import worker as worker_module
 from skincare_core.jobs.errors import PermanentJobError
 from skincare_core.jobs.job import Job, Message, new_job
@@ -46,7 +47,7 @@ async def test_outcomes_durations_and_in_flight_are_counted() -> None:
         router.register(job_type, handler)
     queue = fast_queue()
     for job_type in ("ok", "ok", "flaky", "poison"):
-        await queue.enqueue(new_job(job_type))
+        await enqueue(queue, new_job(job_type))
     worker = worker_on(queue, router, metrics=metrics, max_attempts=2)
     async with running(worker):
         await eventually(lambda: _count(registry, "flaky", "dead_lettered") == 1)
@@ -70,7 +71,7 @@ async def test_a_job_cut_off_by_shutdown_is_counted_cancelled() -> None:
 
     router.register("slow", slow)
     queue = fast_queue()
-    await queue.enqueue(new_job("slow"))
+    await enqueue(queue, new_job("slow"))
     metrics = PrometheusJobMetrics(registry, queues=["default"])
     worker = worker_on(queue, router, metrics=metrics, shutdown_grace=timedelta(seconds=0.05))
     async with running(worker):
@@ -92,7 +93,7 @@ async def test_pickup_latency_is_measured_from_the_enqueue_time() -> None:
     router = Router()
     router.register("ok", _ok)
     queue = StampingQueue(wait=timedelta(seconds=0.02))
-    await queue.enqueue(new_job("ok"))
+    await enqueue(queue, new_job("ok"))
     async with running(worker_on(queue, router, metrics=metrics)):
         await eventually(lambda: _count(registry, "ok", "done") == 1)
     bucket = "skincare_job_pickup_latency_seconds_bucket"
@@ -132,7 +133,7 @@ async def test_a_failed_batch_ack_counts_a_settle_error_per_job() -> None:
     router.register("ok", _ok)
     queue = FailingBatchAcks(visibility_timeout=timedelta(seconds=5), wait=timedelta(seconds=0.02))
     for _ in range(3):
-        await queue.enqueue(new_job("ok"))
+        await enqueue(queue, new_job("ok"))
     labels = {"queue": "default"}
     async with running(worker_on(queue, router, metrics=metrics)):
         await eventually(
@@ -153,7 +154,7 @@ async def test_a_worker_with_every_slot_busy_is_not_stale(monkeypatch: pytest.Mo
 
     router.register("busy", busy)
     queue = fast_queue()
-    await queue.enqueue(new_job("busy"))
+    await enqueue(queue, new_job("busy"))
     grace = timedelta(seconds=0.05)
     worker = worker_on(queue, router, metrics=metrics, concurrency=1, shutdown_grace=grace)
     async with running(worker):

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 from attrs import frozen
 
 from skincare_core.jobs.backend import Backend
-from skincare_core.jobs.backoff import full_jitter_delay
 from skincare_core.jobs.metrics import JobMetrics, NoMetrics
 from skincare_core.jobs.relay import OutboxRelay
+from skincare_core.jobs.retry import full_jitter_delay
 from skincare_core.jobs.router import Handler, Router
 from skincare_core.jobs.scheduler import Scheduler, Schedules
 from skincare_core.jobs.tracing import JobTracer

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.ports import QueueCounts, QueueStats
-from skincare_postgres.stats import PostgresQueueStats
+from skincare_postgres import PostgresQueueStats
 from skincare_prometheus import PrometheusJobMetrics, QueueDepthCollector, WorkerEndpoint
 from skincare_services.settings import Settings
 
