@@ -21,8 +21,7 @@ from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.errors import JobTooLarge, Unavailable
 from skincare_core.jobs.job import Message, new_job
 from skincare_sqs import SqsQueue, SqsUnavailable, ensure_queue
-from skincare_sqs.stamps import INVALID_BODY_TYPE
-from skincare_sqs.wire import MAX_VISIBILITY_SECONDS, visibility_seconds
+from skincare_sqs.wire import INVALID_BODY_TYPE, MAX_VISIBILITY_SECONDS, visibility_seconds
 
 pytestmark = pytest.mark.anyio
 Provision = Callable[..., Any]

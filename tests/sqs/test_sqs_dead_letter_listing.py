@@ -10,7 +10,7 @@ import pytest
 
 from skincare_core.jobs.job import new_job
 from skincare_sqs import SqsQueue
-from skincare_sqs.stamps import INVALID_BODY_TYPE
+from skincare_sqs.wire import INVALID_BODY_TYPE
 
 pytestmark = pytest.mark.anyio
 Provision = Callable[..., Any]

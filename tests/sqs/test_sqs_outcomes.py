@@ -20,8 +20,8 @@ from skincare_core.jobs.router import Router
 from skincare_core.jobs.worker import Worker
 from skincare_postgres import PostgresJobLedger
 from skincare_sqs import QueueUrls, sqs_backend
-from skincare_sqs.calls import STALE_RECEIPT_CODES
-from skincare_sqs.deletions import answered
+from skincare_sqs.client import STALE_RECEIPT_CODES
+from skincare_sqs.queue import answered
 from tests.sqs.conftest import ProvisionNamed
 
 pytestmark = pytest.mark.anyio

@@ -2,11 +2,10 @@
 the job ledger port its unique keys, cancels and long delays rest on; `sqs_backend`."""
 
 from skincare_sqs.backend import sqs_backend
-from skincare_sqs.errors import SqsUnavailable
+from skincare_sqs.client import MAX_DELAY, SqsUnavailable
 from skincare_sqs.ledger import JobLedger
 from skincare_sqs.provisioning import QueueUrls, ensure_queue, ensure_queues, queue_urls
 from skincare_sqs.queue import SqsQueue
-from skincare_sqs.sending import MAX_DELAY
 
 __all__ = [
     "MAX_DELAY",
