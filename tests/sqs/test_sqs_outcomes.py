@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.envelope import enqueue
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.outcomes import OutcomeCounts
 from skincare_core.jobs.router import Router
@@ -64,7 +65,7 @@ async def test_a_body_that_is_no_job_counts_as_failed_and_a_job_as_done(
     await anyio.to_thread.run_sync(
         lambda: sqs_client.send_message(QueueUrl=url, MessageBody="{not a job")
     )
-    await backend.queue("default").enqueue(new_job("t"))
+    await enqueue(backend.queue("default"), new_job("t"))
     ran: list[Job] = []
 
     async def record(job: Job) -> None:

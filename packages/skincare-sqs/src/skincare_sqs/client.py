@@ -18,10 +18,8 @@ import anyio
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
-from skincare_core.jobs.codec import encode_job
-from skincare_core.jobs.envelope import Envelope
+from skincare_core.jobs.envelope import Envelope, due_at
 from skincare_core.jobs.errors import Unavailable
-from skincare_core.jobs.job import Job
 from skincare_sqs.wire import job_attributes, visibility_seconds
 
 if TYPE_CHECKING:
@@ -106,27 +104,28 @@ class Sender:
         self._client = client
         self._queue_url = queue_url
 
-    async def send(self, job: Job, due: datetime | None) -> None:
-        """One job; a due time more than 15 minutes away is a ValueError before any request."""
-        body = encode_job(job)
+    async def send(self, envelope: Envelope, due: datetime | None) -> None:
+        """The envelope's body, due then; a due time more than 15 minutes away is a ValueError
+        before any request."""
         seconds = delay_seconds(due, strict=True)
         await call(
             self._client.send_message,
             QueueUrl=self._queue_url,
-            MessageBody=body,
-            MessageAttributes=job_attributes(job),
+            MessageBody=envelope.body,
+            MessageAttributes=job_attributes(envelope.job),
             DelaySeconds=seconds,
         )
 
     async def send_many(self, envelopes: Sequence[Envelope]) -> int:
-        """Every job encoded (and checked) first, then sent ten a request, delays capped at 15
-        minutes; returns how many were sent."""
+        """The envelopes' bodies, ten a request, delays capped at 15 minutes; returns how many
+        were sent."""
+        at = now()
         entries: builtins.list[SendMessageBatchRequestEntryTypeDef] = [
             {
                 "Id": str(n),
-                "MessageBody": encode_job(e.job),
+                "MessageBody": e.body,
                 "MessageAttributes": job_attributes(e.job),
-                "DelaySeconds": delay_seconds(e.not_before, strict=False),
+                "DelaySeconds": delay_seconds(due_at(e, at), strict=False),
             }
             for n, e in enumerate(envelopes)
         ]
