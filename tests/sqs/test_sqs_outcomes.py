@@ -1,6 +1,6 @@
 """What the SQS backend counts as done and failed for the ops page: a body that is no job is a
 failure of its queue when it reaches the DLQ, and only a message SQS deleted is done (an entry
-it refused is not: a redelivered job counted twice before). moto's HTTP server and the
+it refused is not: its job comes back and is counted when it ends). moto's HTTP server and the
 embedded PostgreSQL; the DeleteMessageBatch rule also as a property."""
 
 from __future__ import annotations

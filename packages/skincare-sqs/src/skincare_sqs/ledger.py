@@ -53,7 +53,7 @@ class JobLedger(OutboxStorage, JobOutcomes, Protocol):
         """Received jobs are running; returns the cancelled ones (to ack unrun)."""
 
     async def retry(self, job_id: str) -> None:
-        """A received job waits in SQS again (nack)."""
+        """A received job waits in SQS again (a retry)."""
 
     async def finish(self, job_ids: Sequence[str], *, queue: str, failed: bool) -> None:
         """These jobs of `queue` were acked (or, `failed`, went dead): their rows and keys go,
