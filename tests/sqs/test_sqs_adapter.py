@@ -232,3 +232,30 @@ async def test_a_traced_job_names_its_trace_in_a_message_attribute(
         QueueUrl=urls.queue_url, MessageAttributeNames=["All"], WaitTimeSeconds=1
     )["Messages"][0]
     assert raw["MessageAttributes"]["traceparent"]["StringValue"] == parent
+
+
+async def _receive(queue: SqsQueue, count: int) -> list[Message]:
+    got: list[Message] = []
+    with anyio.fail_after(10):
+        while len(got) < count:
+            got += await queue.receive(10)
+    return got
+
+
+async def test_batches_larger_than_ten_entries_settle_every_message(
+    sqs_client: Any, fresh_queues: Provision
+) -> None:
+    # SQS takes at most ten entries a batch request: a larger batch goes in several.
+    queue = _queue(sqs_client, fresh_queues(visibility_timeout=30), wait=0)
+    jobs = [new_job("many", n=str(n)) for n in range(24)]
+    await queue.enqueue_many([Envelope(job) for job in jobs])
+    leased = await _receive(queue, 24)
+    await queue.extend_many(leased, timedelta(seconds=60))
+    await queue.retry_many([Retry(message, timedelta(0)) for message in leased])
+    leased = await _receive(queue, 24)
+    await queue.dead_letter_many([Burial(message, "buried") for message in leased[:12]])
+    await queue.ack_many(leased[12:])
+    assert await queue.receive(10) == []
+    dead = await queue.dead_letters.list()
+    assert sorted(d.job.id for d in dead) == sorted(m.job.id for m in leased[:12])
+    assert {d.error for d in dead} == {"buried"}
