@@ -17,12 +17,12 @@ from botocore.config import Config
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skincare_core.jobs.envelope import Envelope
+from skincare_core.jobs.envelope import Envelope, enqueue
 from skincare_core.jobs.errors import JobTooLarge, Unavailable
 from skincare_core.jobs.job import Message, new_job
+from skincare_core.jobs.ports import Burial, Retry
 from skincare_sqs import SqsQueue, SqsUnavailable, ensure_queue
-from skincare_sqs.stamps import INVALID_BODY_TYPE
-from skincare_sqs.wire import MAX_VISIBILITY_SECONDS, visibility_seconds
+from skincare_sqs.wire import INVALID_BODY_TYPE, MAX_VISIBILITY_SECONDS, visibility_seconds
 
 pytestmark = pytest.mark.anyio
 Provision = Callable[..., Any]
@@ -52,7 +52,7 @@ async def test_redrive_policy_moves_a_job_received_max_receive_count_times(
 ) -> None:
     queue = _queue(sqs_client, fresh_queues(max_receive_count=2, visibility_timeout=1))
     job = new_job("policy")
-    await queue.enqueue(job)
+    await enqueue(queue, job)
     for attempt in (1, 2):
         with anyio.fail_after(5):
             while not (got := await queue.receive(1)):
@@ -112,9 +112,7 @@ async def test_draining_at_batch_10_costs_at_most_a_quarter_request_per_job(
     with counting(client) as drained:
         seen: set[str] = set()
         while batch := await queue.receive(10):
-            async with anyio.create_task_group() as tg:
-                for message in batch:
-                    tg.start_soon(queue.ack, message)
+            await queue.ack_many(batch)
             seen |= {m.job.id for m in batch}
         drain_requests = len(drained) - 1  # the final empty receive is not part of the drain
     per_job = drain_requests / len(jobs)
@@ -154,11 +152,11 @@ async def test_an_unreachable_endpoint_raises_sqs_unavailable(closed_port: int) 
     url = f"http://127.0.0.1:{closed_port}/000000000000/gone"
     queue = SqsQueue(client, queue_url=url, dlq_url=url + "-dlq", wait_time_seconds=0)
     with pytest.raises(SqsUnavailable, match="send_message"):
-        await queue.enqueue(new_job("down"))
+        await enqueue(queue, new_job("down"))
     with pytest.raises(SqsUnavailable):
         await queue.receive(1)
     with pytest.raises(SqsUnavailable):
-        await queue.ack(Message(receipt="r", job=new_job("down"), attempts=1))
+        await queue.ack_many([Message(receipt="r", job=new_job("down"), attempts=1)])
     with pytest.raises(SqsUnavailable):
         await queue.dead_letters.count()
     with pytest.raises(SqsUnavailable):
@@ -172,7 +170,7 @@ async def test_a_missing_queue_raises_sqs_unavailable(sqs_client: Any) -> None:
     url = sqs_client.meta.endpoint_url + "/123456789012/no-such-queue"
     queue = SqsQueue(sqs_client, queue_url=url, dlq_url=url, wait_time_seconds=0)
     with pytest.raises(SqsUnavailable, match=r"NonExistentQueue|QueueDoesNotExist"):
-        await queue.enqueue(new_job("nowhere"))
+        await enqueue(queue, new_job("nowhere"))
 
 
 @given(st.timedeltas(min_value=timedelta(days=-2), max_value=timedelta(days=2)))
@@ -188,16 +186,16 @@ async def test_receipts_sqs_rejects_are_ignored_and_move_nothing(
 ) -> None:
     queue = _queue(sqs_client, fresh_queues(visibility_timeout=30))
     job = new_job("kept")
-    await queue.enqueue(job)
+    await enqueue(queue, job)
     [live] = await queue.receive(1)
     unknown = Message(receipt="not-a-receipt-sqs-ever-gave", job=job, attempts=1)
-    await queue.ack(unknown)
-    await queue.nack(unknown, timedelta(0))
+    await queue.ack_many([unknown])
+    await queue.retry_many([Retry(unknown, timedelta(0))])
     await queue.extend_many([unknown], timedelta(seconds=5))
-    await queue.dead_letter(unknown, "unknown receipt")
+    await queue.dead_letter_many([Burial(unknown, "unknown receipt")])
     assert await queue.dead_letters.count() == 0
     assert await queue.receive(10) == []
-    await queue.nack(live, timedelta(0))
+    await queue.retry_many([Retry(live, timedelta(0))])
     assert (await queue.receive(1))[0].job == job
 
 
@@ -214,7 +212,7 @@ async def test_a_received_job_carries_when_sqs_took_it(
 ) -> None:
     queue = _queue(sqs_client, fresh_queues())
     before = datetime.now(UTC) - timedelta(seconds=1)
-    await queue.enqueue(new_job("stamped"))
+    await enqueue(queue, new_job("stamped"))
     with anyio.fail_after(5):
         while not (got := await queue.receive(1)):
             pass
@@ -234,3 +232,30 @@ async def test_a_traced_job_names_its_trace_in_a_message_attribute(
         QueueUrl=urls.queue_url, MessageAttributeNames=["All"], WaitTimeSeconds=1
     )["Messages"][0]
     assert raw["MessageAttributes"]["traceparent"]["StringValue"] == parent
+
+
+async def _receive(queue: SqsQueue, count: int) -> list[Message]:
+    got: list[Message] = []
+    with anyio.fail_after(10):
+        while len(got) < count:
+            got += await queue.receive(10)
+    return got
+
+
+async def test_batches_larger_than_ten_entries_settle_every_message(
+    sqs_client: Any, fresh_queues: Provision
+) -> None:
+    # SQS takes at most ten entries a batch request: a larger batch goes in several.
+    queue = _queue(sqs_client, fresh_queues(visibility_timeout=30), wait=0)
+    jobs = [new_job("many", n=str(n)) for n in range(24)]
+    await queue.enqueue_many([Envelope(job) for job in jobs])
+    leased = await _receive(queue, 24)
+    await queue.extend_many(leased, timedelta(seconds=60))
+    await queue.retry_many([Retry(message, timedelta(0)) for message in leased])
+    leased = await _receive(queue, 24)
+    await queue.dead_letter_many([Burial(message, "buried") for message in leased[:12]])
+    await queue.ack_many(leased[12:])
+    assert await queue.receive(10) == []
+    dead = await queue.dead_letters.list()
+    assert sorted(d.job.id for d in dead) == sorted(m.job.id for m in leased[:12])
+    assert {d.error for d in dead} == {"buried"}

@@ -8,9 +8,10 @@ from typing import Any
 import anyio
 import pytest
 
+from skincare_core.jobs.envelope import enqueue
 from skincare_core.jobs.job import new_job
 from skincare_sqs import SqsQueue
-from skincare_sqs.stamps import INVALID_BODY_TYPE
+from skincare_sqs.wire import INVALID_BODY_TYPE
 
 pytestmark = pytest.mark.anyio
 Provision = Callable[..., Any]
@@ -34,7 +35,7 @@ async def test_attempts_of_a_job_the_redrive_policy_moved_stay_as_they_were(
 ) -> None:
     queue = _queue(sqs_client, fresh_queues(max_receive_count=2, visibility_timeout=1))
     job = new_job("crashes")
-    await queue.enqueue(job)
+    await enqueue(queue, job)
     await _deliver_until_the_policy_moves_it(queue, deliveries=2)
     seen = [await queue.dead_letters.list() for _ in range(3)]
     assert [[(d.job, d.attempts) for d in dead] for dead in seen] == [[(job, 2)]] * 3

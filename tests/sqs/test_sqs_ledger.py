@@ -14,6 +14,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.envelope import enqueue
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.jobs.router import Router
@@ -54,8 +55,8 @@ async def test_a_delay_past_15_minutes_waits_in_the_outbox_and_a_shorter_one_is_
 ) -> None:
     later, sooner = new_job("ledger.later"), new_job("ledger.sooner")
     queue = backend.queue()
-    assert await queue.enqueue(later, delay=timedelta(hours=1)) is True
-    assert await queue.enqueue(sooner, delay=timedelta(minutes=14)) is True
+    assert await enqueue(queue, later, delay=timedelta(hours=1)) is True
+    assert await enqueue(queue, sooner, delay=timedelta(minutes=14)) is True
     assert await _relay_once(backend) == 0
     assert await _rows(engine) == [(later.id, "ready"), (sooner.id, "sent")]
     assert (await backend.stats.stats()).scheduled == 1
@@ -98,13 +99,13 @@ async def test_a_key_is_held_after_the_relay_sent_its_job_until_the_job_is_acked
         assert await uow.outbox.add(first, unique_key="k") is True
     assert await _relay_once(backend) == 1
     queue = backend.queue()
-    assert await queue.enqueue(second, unique_key="k") is False
+    assert await enqueue(queue, second, unique_key="k") is False
     with anyio.fail_after(5):
         while not (got := await queue.receive(1)):
             pass
-    assert await queue.enqueue(second, unique_key="k") is False
-    await queue.ack(got[0])
-    assert await queue.enqueue(second, unique_key="k") is True
+    assert await enqueue(queue, second, unique_key="k") is False
+    await queue.ack_many([got[0]])
+    assert await enqueue(queue, second, unique_key="k") is True
     assert await _rows(engine) == [(second.id, "sent")]
 
 
@@ -116,10 +117,10 @@ async def test_a_job_cancelled_after_it_was_sent_is_acked_by_the_worker_unrun(
     router = Router()
     router.register("ledger.run", lambda job: _record(ran, job))
     queue = backend.queue()
-    await queue.enqueue(cancelled)
+    await enqueue(queue, cancelled)
     assert await queue.cancel(cancelled.id) is True
     assert await _rows(engine) == [(cancelled.id, "cancelled")]
-    await queue.enqueue(kept, delay=timedelta(seconds=1))
+    await enqueue(queue, kept, delay=timedelta(seconds=1))
     async with anyio.create_task_group() as tg:
         tg.start_soon(Worker(queue=queue, router=router).run)
         with anyio.fail_after(10):
@@ -149,4 +150,4 @@ async def test_a_row_older_than_sqs_keeps_messages_is_swept_and_frees_its_key(
         )
     assert await ledger.claim(10) == []
     assert await _rows(engine) == [("recent", "sent")]
-    assert await backend.queue().enqueue(new_job("ledger.unique"), unique_key="k") is True
+    assert await enqueue(backend.queue(), new_job("ledger.unique"), unique_key="k") is True

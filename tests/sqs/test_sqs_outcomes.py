@@ -1,6 +1,6 @@
 """What the SQS backend counts as done and failed for the ops page: a body that is no job is a
 failure of its queue when it reaches the DLQ, and only a message SQS deleted is done (an entry
-it refused is not: a redelivered job counted twice before). moto's HTTP server and the
+it refused is not: its job comes back and is counted when it ends). moto's HTTP server and the
 embedded PostgreSQL; the DeleteMessageBatch rule also as a property."""
 
 from __future__ import annotations
@@ -14,14 +14,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.envelope import enqueue
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.outcomes import OutcomeCounts
 from skincare_core.jobs.router import Router
 from skincare_core.jobs.worker import Worker
 from skincare_postgres import PostgresJobLedger
 from skincare_sqs import QueueUrls, sqs_backend
-from skincare_sqs.calls import STALE_RECEIPT_CODES
-from skincare_sqs.deletions import answered
+from skincare_sqs.client import STALE_RECEIPT_CODES
+from skincare_sqs.queue import answered
 from tests.sqs.conftest import ProvisionNamed
 
 pytestmark = pytest.mark.anyio
@@ -64,7 +65,7 @@ async def test_a_body_that_is_no_job_counts_as_failed_and_a_job_as_done(
     await anyio.to_thread.run_sync(
         lambda: sqs_client.send_message(QueueUrl=url, MessageBody="{not a job")
     )
-    await backend.queue("default").enqueue(new_job("t"))
+    await enqueue(backend.queue("default"), new_job("t"))
     ran: list[Job] = []
 
     async def record(job: Job) -> None:

@@ -9,14 +9,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from skincare_core.jobs.job import Job
-from skincare_sqs.stamps import dead_letter_of, first_look_stamp, stamped
 from skincare_sqs.wire import (
     MAX_MESSAGE_BYTES,
     Attributes,
     SqsMessage,
+    dead_letter_of,
+    first_look_stamp,
     job_attributes,
     message_bytes,
     sqs_text,
+    stamped,
 )
 
 SQS_TEXT = re.compile("[\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]*")

@@ -11,6 +11,7 @@ import boto3
 import pytest
 from botocore.config import Config
 
+from skincare_core.jobs.envelope import enqueue
 from skincare_core.jobs.job import new_job
 from skincare_sqs import SqsQueue, SqsUnavailable
 
@@ -57,4 +58,4 @@ async def test_a_hanging_endpoint_raises_sqs_unavailable(hanging_endpoint: str) 
     url = f"{hanging_endpoint}/000000000000/hung"
     queue = SqsQueue(client, queue_url=url, dlq_url=url + "-dlq", wait_time_seconds=0)
     with pytest.raises(SqsUnavailable, match="Timeout"):
-        await queue.enqueue(new_job("hung"))
+        await enqueue(queue, new_job("hung"))

@@ -9,6 +9,7 @@ from typing import Any
 import anyio
 import pytest
 
+from skincare_core.jobs.envelope import enqueue
 from skincare_core.jobs.errors import PermanentJobError
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.router import Router
@@ -40,7 +41,7 @@ async def test_a_job_longer_than_the_visibility_is_not_received_twice_while_it_r
     router = Router()
     router.register("slow", slow)
     worker = Worker(queue=worker_queue, router=router, visibility_timeout=timedelta(seconds=2))
-    await worker_queue.enqueue(new_job("slow"))
+    await enqueue(worker_queue, new_job("slow"))
     async with anyio.create_task_group() as tg:
         tg.start_soon(worker.run)
         await started.wait()
@@ -66,7 +67,7 @@ async def test_a_permanent_failure_is_dead_lettered_with_its_reason(
     router = Router()
     router.register("broken", broken)
     job = new_job("broken", order_id="9")
-    await queue.enqueue(job)
+    await enqueue(queue, job)
     async with anyio.create_task_group() as tg:
         tg.start_soon(Worker(queue=queue, router=router).run)
         with anyio.fail_after(10):

@@ -8,12 +8,11 @@ from typing import TYPE_CHECKING
 
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.ports import RateLimiter, ScheduleStore
-from skincare_sqs.every_dead_letter import EveryDeadLetter
-from skincare_sqs.ledger import JobLedger
+from skincare_sqs.client import Sender
+from skincare_sqs.dead_letters import EveryDeadLetter
+from skincare_sqs.ledger import JobLedger, RelayedOutbox, SqsSink
 from skincare_sqs.provisioning import QueueUrls
 from skincare_sqs.queue import SqsQueue
-from skincare_sqs.sending import Sender
-from skincare_sqs.sink import RelayedOutbox, SqsSink
 from skincare_sqs.stats import SqsQueueStats
 
 if TYPE_CHECKING:

@@ -1,26 +1,37 @@
-"""DeadLetters on an SQS dead-letter queue: count, list, get, redrive (receive, send, delete),
-purge.
+"""The dead-letter queues: moving a received message to its DLQ (its body as received, stamped
+with why it died), and the operator's view of the DLQs (count, list, get, redrive, purge).
 
 moto has no StartMessageMoveTask, so redrive is receive -> send to the source -> delete, which is
 safe to interrupt: a message leaves the DLQ only after the source queue has it. Reading the DLQ
-stamps what the redrive policy moved (see `skincare_sqs.stamps`): a stamped copy replaces it.
+stamps what the redrive policy moved (see `skincare_sqs.wire`): a stamped copy replaces it.
 """
 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import attrs
 
-from skincare_core.jobs.ports import DeadLetter
+from skincare_core.jobs.ports import DeadLetter, DeadLetters
 from skincare_core.jobs.routing import DEFAULT_QUEUE
-from skincare_sqs.calls import call
+from skincare_sqs.client import BATCH_LIMIT, SqsUnavailable, call, call_on_receipt
 from skincare_sqs.ledger import JobLedger
-from skincare_sqs.moves import move
-from skincare_sqs.stamps import dead_letter_of, first_look_stamp, has_stamp, job_of
-from skincare_sqs.wire import Attributes, SqsMessage, attribute, string
+from skincare_sqs.wire import (
+    Attributes,
+    SqsMessage,
+    attribute,
+    dead_letter_of,
+    first_look_stamp,
+    has_stamp,
+    job_of,
+    receive_count,
+    stamped,
+    string,
+)
 
 if TYPE_CHECKING:
     from types_boto3_sqs.client import SQSClient
@@ -30,7 +41,85 @@ if TYPE_CHECKING:
         DeleteMessageBatchRequestEntryTypeDef,
     )
 
-_BATCH = 10
+logger = logging.getLogger(__name__)
+
+
+async def move(
+    client: SQSClient,
+    *,
+    body: str,
+    attributes: Attributes,
+    to_url: str,
+    from_url: str,
+    receipt: str,
+) -> None:
+    """Send `body` with `attributes` to `to_url`, then delete the message of `receipt`.
+
+    Send first, delete second: an interruption in between leaves a copy, never a loss.
+    """
+    await call(client.send_message, QueueUrl=to_url, MessageBody=body, MessageAttributes=attributes)
+    await call_on_receipt(client.delete_message, QueueUrl=from_url, ReceiptHandle=receipt)
+
+
+class DeadLettering:
+    """Sends received messages of one source queue to its DLQ."""
+
+    def __init__(self, client: SQSClient, *, queue_url: str, dlq_url: str) -> None:
+        self._client = client
+        self._queue_url = queue_url
+        self._dlq_url = dlq_url
+
+    async def move(
+        self,
+        receipt: str,
+        body: str,
+        names: Attributes,
+        *,
+        reason: str,
+        attempts: int,
+        message_id: str,
+    ) -> bool:
+        """Send `body` with `names` and the stamp to the DLQ, then delete the message; False
+        when it cannot be stamped (too large: it stays, for the redrive policy)."""
+        now = datetime.now(UTC)
+        attributes = stamped(
+            body, names, reason=reason, attempts=attempts, message_id=message_id, dead_at=now
+        )
+        if attributes is None:
+            fields = {"message_id": message_id, "error": reason, "body_bytes": len(body.encode())}
+            logger.error("sqs.dead_letter_too_large", extra=fields)
+            return False
+        await move(
+            self._client,
+            body=body,
+            attributes=attributes,
+            to_url=self._dlq_url,
+            from_url=self._queue_url,
+            receipt=receipt,
+        )
+        return True
+
+    async def reject(self, raw: SqsMessage, reason: str) -> bool:
+        """A received body that is no job dies at its first delivery; whether it was moved.
+
+        If SQS refuses the move, the message comes back later and the redrive policy is the
+        last resort; the other messages of the same receive are not held up.
+        """
+        message_id = raw["MessageId"]
+        logger.error("sqs.invalid_body", extra={"message_id": message_id, "error": reason})
+        try:
+            return await self.move(
+                raw["ReceiptHandle"],
+                raw["Body"],
+                {},
+                reason=reason,
+                attempts=receive_count(raw),
+                message_id=message_id,
+            )
+        except SqsUnavailable as exc:
+            fields = {"message_id": message_id, "error": repr(exc)}
+            logger.error("sqs.dead_letter_failed", extra=fields)
+            return False
 
 
 class SqsDeadLetters:
@@ -153,7 +242,7 @@ class SqsDeadLetters:
             response = await call(
                 self._client.receive_message,
                 QueueUrl=self._dlq_url,
-                MaxNumberOfMessages=_BATCH,
+                MaxNumberOfMessages=BATCH_LIMIT,
                 WaitTimeSeconds=0,
                 VisibilityTimeout=self._hold,
                 MessageAttributeNames=["All"],
@@ -165,10 +254,10 @@ class SqsDeadLetters:
                 return taken
 
     async def _release(self, messages: builtins.list[SqsMessage]) -> None:
-        for start in range(0, len(messages), _BATCH):
+        for start in range(0, len(messages), BATCH_LIMIT):
             entries: list[ChangeMessageVisibilityBatchRequestEntryTypeDef] = [
                 {"Id": str(n), "ReceiptHandle": m["ReceiptHandle"], "VisibilityTimeout": 0}
-                for n, m in enumerate(messages[start : start + _BATCH])
+                for n, m in enumerate(messages[start : start + BATCH_LIMIT])
             ]
             await call(
                 self._client.change_message_visibility_batch,
@@ -177,10 +266,10 @@ class SqsDeadLetters:
             )
 
     async def _delete(self, messages: builtins.list[SqsMessage]) -> None:
-        for start in range(0, len(messages), _BATCH):
+        for start in range(0, len(messages), BATCH_LIMIT):
             entries: list[DeleteMessageBatchRequestEntryTypeDef] = [
                 {"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]}
-                for n, m in enumerate(messages[start : start + _BATCH])
+                for n, m in enumerate(messages[start : start + BATCH_LIMIT])
             ]
             await call(self._client.delete_message_batch, QueueUrl=self._dlq_url, Entries=entries)
 
@@ -195,3 +284,48 @@ def _job_attributes(message: SqsMessage) -> Attributes:
         for name in ("job_id", "job_type")
         if (value := attribute(message, name)) is not None
     }
+
+
+class EveryDeadLetter:
+    """DeadLetters over each named queue's own (name -> its DLQ's view); `queue` picks one."""
+
+    def __init__(self, per_queue: Mapping[str, DeadLetters]) -> None:
+        self._per_queue = dict(per_queue)
+
+    async def count(self, *, queue: str | None = None) -> int:
+        """How many jobs are dead (in one queue): SQS's approximate counts, added up."""
+        return sum([await dlq.count() for dlq in self._chosen(queue)])
+
+    async def list(
+        self, *, job_type: str | None = None, queue: str | None = None, limit: int = 100
+    ) -> builtins.list[DeadLetter]:
+        """Dead jobs of every (or one) queue, oldest first."""
+        found = [dead for dlq in self._chosen(queue) for dead in await dlq.list(job_type=job_type)]
+        return sorted(found, key=lambda dead: dead.dead_at)[:limit]
+
+    async def get(self, job_id: str) -> DeadLetter | None:
+        """The dead job with this id, in whichever queue it died."""
+        for dlq in self._per_queue.values():
+            if (dead := await dlq.get(job_id)) is not None:
+                return dead
+        return None
+
+    async def redrive(self, job_id: str) -> bool:
+        """Send the dead job back to the queue it died in; False if no queue has it dead."""
+        for dlq in self._per_queue.values():
+            if await dlq.redrive(job_id):
+                return True
+        return False
+
+    async def redrive_all(self, *, job_type: str | None = None, queue: str | None = None) -> int:
+        """Send every dead job (of one type, of one queue) back to its queue; how many."""
+        return sum([await dlq.redrive_all(job_type=job_type) for dlq in self._chosen(queue)])
+
+    async def purge(self) -> int:
+        """Delete every dead job of every queue; how many."""
+        return sum([await dlq.purge() for dlq in self._per_queue.values()])
+
+    def _chosen(self, queue: str | None) -> builtins.list[DeadLetters]:
+        if queue is None:
+            return list(self._per_queue.values())
+        return [self._per_queue[queue]] if queue in self._per_queue else []

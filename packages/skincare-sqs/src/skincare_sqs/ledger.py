@@ -15,16 +15,26 @@ outbox (skincare-postgres implements this as `PostgresJobLedger`):
   that is no job (no row) is counted failed when it is moved to the DLQ.
 
 It is a port of this adapter, not of the engine: only the SQS backend needs it.
+
+The backend's sink and the relay's view of the outbox both send to the named queues' SQS
+queues, but a relay's job already has its ledger row (its key was checked when it was added),
+while any other caller's job needs one first. The outbox view remembers which jobs the relay
+claimed, so the sink sends those as they are.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Protocol
 
-from skincare_core.jobs.envelope import Envelope
+import anyio
+import attrs
+
+from skincare_core.jobs.envelope import Envelope, due_at
 from skincare_core.jobs.outcomes import JobOutcomes
 from skincare_core.jobs.ports import OutboxStorage
+from skincare_sqs.client import Sender, due_beyond_delay, now
 
 
 class JobLedger(OutboxStorage, JobOutcomes, Protocol):
@@ -32,8 +42,9 @@ class JobLedger(OutboxStorage, JobOutcomes, Protocol):
     count of the jobs that ended."""
 
     async def add(self, envelope: Envelope, *, send_now: bool) -> str | None:
-        """Store the job's row unless a live job holds its key (None); with `send_now` leased
-        to the caller, who sends it and passes the receipt to `mark_sent` or `forget`."""
+        """Store the job's row, due at `envelope.not_before` (the adapter gives no delay),
+        unless a live job holds its key (None); with `send_now` leased to the caller, who sends
+        it and passes the receipt to `mark_sent` or `forget`."""
 
     async def forget(self, receipt: str) -> None:
         """The caller could not send the job it added: drop the row."""
@@ -42,7 +53,7 @@ class JobLedger(OutboxStorage, JobOutcomes, Protocol):
         """Received jobs are running; returns the cancelled ones (to ack unrun)."""
 
     async def retry(self, job_id: str) -> None:
-        """A received job waits in SQS again (nack)."""
+        """A received job waits in SQS again (a retry)."""
 
     async def finish(self, job_ids: Sequence[str], *, queue: str, failed: bool) -> None:
         """These jobs of `queue` were acked (or, `failed`, went dead): their rows and keys go,
@@ -57,3 +68,98 @@ class JobLedger(OutboxStorage, JobOutcomes, Protocol):
 
     async def resent(self, jobs: Sequence[tuple[str, str, str]]) -> None:
         """These (id, type, queue) jobs were sent back from the dead letters, without keys."""
+
+
+async def enqueue_through(ledger: JobLedger, sender: Sender, envelope: Envelope) -> bool:
+    """Add the job's row and, when it is due within 15 minutes, send it now (the relay sends a
+    later one when it is due); False when a live job holds its key. A failed send drops the row
+    again: the job was not enqueued."""
+    envelope = pinned(envelope, due_at(envelope, now()))
+    if due_beyond_delay(envelope.not_before):
+        return await ledger.add(envelope, send_now=False) is not None
+    receipt = await ledger.add(envelope, send_now=True)
+    if receipt is None:
+        return False
+    try:
+        await sender.send(envelope, envelope.not_before)
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            await ledger.forget(receipt)
+        raise
+    await ledger.mark_sent([receipt])
+    return True
+
+
+def pinned(envelope: Envelope, due: datetime | None) -> Envelope:
+    """`envelope` due at `due` by the clock: a row keeps a due time, not a delay."""
+    if envelope.delay is None:
+        return envelope
+    return attrs.evolve(envelope, not_before=due, delay=None)
+
+
+class RelayedOutbox:
+    """The ledger's OutboxStorage, noting the ids of the jobs claimed until they are settled."""
+
+    def __init__(self, ledger: JobLedger) -> None:
+        self._ledger = ledger
+        self._claimed: dict[str, str] = {}  # handle -> job id
+
+    def claimed(self, job_id: str) -> bool:
+        """Whether the relay claimed this job and has not settled it yet."""
+        return job_id in self._claimed.values()
+
+    async def claim(self, limit: int) -> Sequence[tuple[str, Envelope]]:
+        """Lease up to `limit` due rows, as the ledger does."""
+        rows = await self._ledger.claim(limit)
+        self._claimed |= {handle: envelope.job.id for handle, envelope in rows}
+        return rows
+
+    async def mark_sent(self, handles: Sequence[str]) -> None:
+        """These jobs are in SQS."""
+        await self._ledger.mark_sent(handles)
+        self._settle(handles)
+
+    async def release(self, handles: Sequence[str]) -> None:
+        """These jobs were not sent: claimable again at once."""
+        try:
+            await self._ledger.release(handles)
+        finally:
+            self._settle(handles)
+
+    def _settle(self, handles: Sequence[str]) -> None:
+        for handle in handles:
+            self._claimed.pop(handle, None)
+
+
+class SqsSink:
+    """JobSink over each named queue's SQS queue: a relayed job is sent as it is; any other gets
+    its ledger row first (its key checked, a far due time left to the relay)."""
+
+    def __init__(
+        self, senders: Mapping[str, Sender], *, ledger: JobLedger, outbox: RelayedOutbox
+    ) -> None:
+        self._senders = dict(senders)
+        self._ledger = ledger
+        self._outbox = outbox
+
+    async def enqueue_many(self, envelopes: Sequence[Envelope]) -> int:
+        """Each envelope to its queue; how many were added. A queue without an SQS queue is a
+        ValueError before anything is sent."""
+        for envelope in envelopes:
+            self._sender(envelope.queue)
+        relayed = [e for e in envelopes if self._outbox.claimed(e.job.id)]
+        added = 0
+        for queue in dict.fromkeys(e.queue for e in relayed):
+            added += await self._sender(queue).send_many([e for e in relayed if e.queue == queue])
+        for envelope in envelopes:
+            if not self._outbox.claimed(envelope.job.id):
+                sender = self._sender(envelope.queue)
+                added += await enqueue_through(self._ledger, sender, envelope)
+        return added
+
+    def _sender(self, queue: str) -> Sender:
+        try:
+            return self._senders[queue]
+        except KeyError:
+            known = ", ".join(self._senders)
+            raise ValueError(f"no SQS queue for the named queue {queue!r} (has: {known})") from None

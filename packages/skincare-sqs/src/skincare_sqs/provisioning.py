@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from attrs import frozen
 
-from skincare_sqs.calls import call_blocking as call
+from skincare_sqs.client import call_blocking as call
 from skincare_sqs.wire import MAX_MESSAGE_BYTES
 
 if TYPE_CHECKING:

@@ -1,34 +1,49 @@
-"""SqsQueue: the core Queue, JobSink and DeadLetters ports on one Amazon SQS queue and its DLQ
-(boto3 in threads).
+"""SqsQueue: the core Queue and JobSink ports on one Amazon SQS queue (boto3 in threads), and
+what it keeps of its leases: the newest receipt per message, the bodies as received, the jobs
+the ledger marked running. Settlement is in batch requests of ten: DeleteMessageBatch for acks,
+ChangeMessageVisibilityBatch for retries, extensions and the hold before a dead-lettering.
 
 With a job ledger (`skincare_sqs.ledger`, the database beside the outbox) it keeps the whole
 queue contract: unique keys, cancel and delays past SQS's 15 minutes. Without one it is SQS
 alone: delays of up to 15 minutes, no unique keys (a ValueError), and cancel finds nothing.
+
+SQS (and moto) may still accept an older receipt of a message that was received again, so
+the queue remembers the newest receipt per message id it saw and skips older ones.
+Dead-lettering forwards a body exactly as SQS delivered it, never a re-encoding of the decoded
+job: the DLQ keeps what the sender wrote, however the codec would have written it.
+DeleteMessageBatch answers entry by entry: only a deleted entry is a finished job in the
+ledger; one refused with a stale receipt is left to its redelivery, one refused otherwise
+raises SqsUnavailable so that the ack is retried.
 """
 
 from __future__ import annotations
 
 import builtins
+import logging
+from collections import OrderedDict
 from collections.abc import Sequence
-from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from datetime import timedelta
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+import anyio
+from attrs import frozen
 
 from skincare_core.jobs.codec import decode_job, encode_job
-from skincare_core.jobs.envelope import Envelope, check_unique_key, due_at
+from skincare_core.jobs.envelope import Envelope, due_at
 from skincare_core.jobs.errors import InvalidJob
-from skincare_core.jobs.job import Job, Message
+from skincare_core.jobs.job import Message
+from skincare_core.jobs.ports import Burial, Retry
 from skincare_core.jobs.routing import DEFAULT_QUEUE
-from skincare_sqs.acks import AckBatcher
-from skincare_sqs.calls import call, call_on_receipt
-from skincare_sqs.dead_lettering import DeadLettering
-from skincare_sqs.dead_letters import SqsDeadLetters
-from skincare_sqs.deletions import LedgeredDeletes
-from skincare_sqs.leases import Leases
-from skincare_sqs.ledger import JobLedger
-from skincare_sqs.ledgered import enqueue_through
-from skincare_sqs.received import ReceivedBodies
-from skincare_sqs.sending import Sender, now
-from skincare_sqs.visibility import extend_leases
+from skincare_sqs.client import (
+    BATCH_LIMIT,
+    STALE_RECEIPT_CODES,
+    Sender,
+    SqsUnavailable,
+    call,
+    now,
+)
+from skincare_sqs.dead_letters import DeadLettering, SqsDeadLetters
+from skincare_sqs.ledger import JobLedger, enqueue_through
 from skincare_sqs.wire import (
     SqsMessage,
     job_attributes,
@@ -39,15 +54,22 @@ from skincare_sqs.wire import (
 
 if TYPE_CHECKING:
     from types_boto3_sqs.client import SQSClient
+    from types_boto3_sqs.type_defs import (
+        BatchResultErrorEntryTypeDef,
+        ChangeMessageVisibilityBatchRequestEntryTypeDef,
+        DeleteMessageBatchRequestEntryTypeDef,
+        DeleteMessageBatchResultTypeDef,
+    )
 
-_BATCH = 10
+logger = logging.getLogger(__name__)
+
+V = TypeVar("V")
 
 
 class SqsQueue:
-    """A source queue and its DLQ (`dead_letters`, the operator's view of it). Acks are batched;
-    a receipt this process saw superseded (SQS may still accept it) is ignored, and SQS's
-    stale-receipt errors are swallowed. Dead-lettering forwards the body as it was received,
-    stamped with why and when."""
+    """A source queue and its DLQ (`dead_letters`, the operator's view of it). A receipt this
+    process saw superseded is skipped, as is one SQS calls stale. Dead-lettering forwards the
+    body as it was received, stamped with why and when."""
 
     def __init__(
         self,
@@ -56,7 +78,6 @@ class SqsQueue:
         queue_url: str,
         dlq_url: str,
         wait_time_seconds: int = 20,
-        ack_linger: timedelta = timedelta(milliseconds=2),
         dead_letter_hold: timedelta = timedelta(seconds=5),
         name: str = DEFAULT_QUEUE,
         ledger: JobLedger | None = None,
@@ -66,20 +87,16 @@ class SqsQueue:
         self._client = client
         self._ledger = ledger
         self._sender = Sender(client, queue_url)
-        self._running = ReceivedBodies()  # receipt -> id of a job the ledger marked running
         self._queue_url = queue_url
-        self._dlq_url = dlq_url
         self._wait = wait_time_seconds
         self._hold = visibility_seconds(dead_letter_hold)
         self._leases = Leases()
-        self._bodies = ReceivedBodies()
-        self._dead_lettering = DeadLettering(
-            client, queue_url=queue_url, dlq_url=dlq_url, leases=self._leases
-        )
-        deletes = LedgeredDeletes(
+        self._bodies = Kept[str]()  # receipt -> body as received
+        self._running = Kept[str]()  # receipt -> id of a job the ledger marked running
+        self._dead_lettering = DeadLettering(client, queue_url=queue_url, dlq_url=dlq_url)
+        self._deletes = Deletes(
             client, queue_url=queue_url, queue=name, running=self._running, ledger=ledger
         )
-        self._acks = AckBatcher(deletes, ack_linger.total_seconds())
         self.dead_letters = SqsDeadLetters(
             client,
             queue_url=queue_url,
@@ -89,29 +106,18 @@ class SqsQueue:
             ledger=ledger,
         )
 
-    async def enqueue(
-        self,
-        job: Job,
-        *,
-        delay: timedelta | None = None,
-        not_before: datetime | None = None,
-        unique_key: str | None = None,
-    ) -> bool:
-        """Send the job as JSON, its id and type as attributes, hidden until it is due.
+    async def enqueue(self, envelope: Envelope) -> bool:
+        """Send the envelope's body, the job's id and type as attributes, hidden until it is due.
 
-        With a ledger: False when a live job holds `unique_key`; a job due more than 15 minutes
-        from now waits in the ledger's outbox until the relay sends it. Without one: a delay of
-        at most 15 minutes (DelaySeconds) and no key (ValueError). JobTooLarge and ValueError
-        before any request.
+        With a ledger: False when a live job holds the unique key; a job due more than 15
+        minutes from now waits in the ledger's outbox until the relay sends it. Without one: a
+        delay of at most 15 minutes (DelaySeconds) and no key (ValueError before any request).
         """
-        due = due_at(delay=delay, not_before=not_before, now=now())
-        check_unique_key(unique_key)
         if self._ledger is not None:
-            envelope = Envelope(job, self.name, due, unique_key)
             return await enqueue_through(self._ledger, self._sender, envelope)
-        if unique_key is not None:
+        if envelope.unique_key is not None:
             raise ValueError("SQS cannot enforce a unique key without a job ledger")
-        await self._sender.send(job, due)
+        await self._sender.send(envelope, due_at(envelope, now()))
         return True
 
     async def cancel(self, job_id: str) -> bool:
@@ -120,17 +126,16 @@ class SqsQueue:
         Needs the ledger (without one: always False). A job still in the outbox is deleted; one
         already sent is marked cancelled and acked unrun when it is received. A running job
         (received, and not settled since) is not interrupted: False; so is one whose worker
-        died, until it is acked, nacked or dead.
+        died, until it is acked, retried or dead.
         """
         if self._ledger is None:
             return False
         return await self._ledger.cancel(job_id, self.name)
 
     async def enqueue_many(self, envelopes: Sequence[Envelope]) -> int:
-        """Send in SendMessageBatch calls of ten; every job is encoded (and checked) first. A
-        `not_before` becomes DelaySeconds (capped at 15 minutes). No ledger is consulted: this
-        sends rows the relay claimed, whose keys the ledger already checked. Returns how many
-        were sent."""
+        """Send in SendMessageBatch calls of ten, each due time as DelaySeconds (capped at 15
+        minutes). No ledger is consulted: this sends rows the relay claimed, whose keys the
+        ledger already checked. Returns how many were sent."""
         return await self._sender.send_many(envelopes)
 
     async def receive(self, max_messages: int = 1) -> builtins.list[Message]:
@@ -138,7 +143,7 @@ class SqsQueue:
         response = await call(
             self._client.receive_message,
             QueueUrl=self._queue_url,
-            MaxNumberOfMessages=max(1, min(max_messages, _BATCH)),
+            MaxNumberOfMessages=max(1, min(max_messages, BATCH_LIMIT)),
             WaitTimeSeconds=self._wait,
             MessageSystemAttributeNames=["ApproximateReceiveCount", "SentTimestamp"],
             MessageAttributeNames=["All"],
@@ -146,56 +151,79 @@ class SqsQueue:
         accepted = [await self._accept(raw) for raw in response.get("Messages", [])]
         return await self._start([message for message in accepted if message is not None])
 
-    async def ack(self, message: Message) -> None:
-        """Delete the message (batched with concurrent acks)."""
-        self._bodies.pop(message.receipt)
-        if self._leases.is_stale(message.receipt):
-            return
-        await self._acks.ack(message.receipt)
-        self._leases.forget(message.receipt)
-
     async def ack_many(self, messages: Sequence[Message]) -> None:
         """Delete the messages in DeleteMessageBatch calls of ten (stale receipts skipped)."""
         for message in messages:
             self._bodies.pop(message.receipt)
         receipts = [m.receipt for m in messages if not self._leases.is_stale(m.receipt)]
-        await self._acks.ack_many(receipts)
+        await self._deletes(receipts)
         for receipt in receipts:
             self._leases.forget(receipt)
 
-    async def nack(self, message: Message, delay: timedelta) -> None:
-        """Make the message visible again after `delay` (whole seconds, at most 12 h)."""
-        self._bodies.pop(message.receipt)
-        self._running.pop(message.receipt)
-        moved = await self._change_visibility(message.receipt, visibility_seconds(delay))
-        if moved and self._ledger is not None:
-            await self._ledger.retry(message.job.id)
+    async def retry_many(self, retries: Sequence[Retry]) -> None:
+        """Make each message visible again after its delay (whole seconds, at most 12 h), in
+        ChangeMessageVisibilityBatch calls of ten; stale receipts are skipped."""
+        for retry in retries:
+            self._bodies.pop(retry.message.receipt)
+            self._running.pop(retry.message.receipt)
+        live = [r for r in retries if not self._leases.is_stale(r.message.receipt)]
+        wanted = [(r.message.receipt, visibility_seconds(r.delay)) for r in live]
+        answer = await change_visibility(self._client, self._queue_url, wanted)
+        if self._ledger is not None:
+            for retry in live:
+                if retry.message.receipt in answer.changed:
+                    await self._ledger.retry(retry.message.job.id)
+        answer.raise_failure()
 
     async def extend_many(self, messages: Sequence[Message], visibility: timedelta) -> None:
         """Keep the leases for another `visibility` from now, ten per request."""
-        receipts = [m.receipt for m in messages if not self._leases.is_stale(m.receipt)]
-        await extend_leases(self._client, self._queue_url, receipts, visibility_seconds(visibility))
+        seconds = visibility_seconds(visibility)
+        wanted = [(m.receipt, seconds) for m in messages if not self._leases.is_stale(m.receipt)]
+        answer = await change_visibility(self._client, self._queue_url, wanted)
+        answer.raise_failure()
 
-    async def dead_letter(self, message: Message, reason: str) -> None:
-        """Send the body as received to the DLQ, stamped, then delete it (live lease only)."""
-        body = self._bodies.pop(message.receipt)
-        # Holding the lease first proves the receipt is live; a stale one moves nothing.
-        if not await self._change_visibility(message.receipt, self._hold):
-            return
+    async def dead_letter_many(self, burials: Sequence[Burial]) -> None:
+        """Send each body as received to the DLQ, stamped with its reason, then delete it.
+
+        Each lease is held first (ChangeMessageVisibilityBatch): that proves its receipt live,
+        so a stale one moves nothing. The moved jobs end in the ledger as failed.
+        """
+        live = [b for b in burials if not self._leases.is_stale(b.message.receipt)]
+        held = await change_visibility(
+            self._client, self._queue_url, [(b.message.receipt, self._hold) for b in live]
+        )
+        gone = {b.message.receipt for b in burials} - {b.message.receipt for b in live}
+        for receipt in gone | held.stale:
+            self._bodies.pop(receipt)
+        dead, errors = [], []
+        for burial in [b for b in live if b.message.receipt in held.changed]:
+            try:
+                if await self._bury(burial):
+                    dead.append(burial.message.job.id)
+            except SqsUnavailable as exc:
+                errors.append(exc)
+        if dead and self._ledger is not None:
+            await self._ledger.finish(dead, queue=self.name, failed=True)
+        held.raise_failure(*errors)
+
+    async def _bury(self, burial: Burial) -> bool:
+        message = burial.message
+        body = self._bodies.peek(message.receipt)
         if body is None:  # received by another SqsQueue: the job is all there is
             body = encode_job(message.job)
-        message_id = self._leases.message_id(message.receipt) or ""
         moved = await self._dead_lettering.move(
             message.receipt,
             body,
             job_attributes(message.job),
-            reason=reason,
+            reason=burial.reason,
             attempts=message.attempts,
-            message_id=message_id,
+            message_id=self._leases.message_id(message.receipt) or "",
         )
+        self._bodies.pop(message.receipt)
         self._running.pop(message.receipt)
-        if moved and self._ledger is not None:
-            await self._ledger.finish([message.job.id], queue=self.name, failed=True)
+        if moved:
+            self._leases.forget(message.receipt)
+        return moved
 
     async def _accept(self, raw: SqsMessage) -> Message | None:
         receipt, attempts = raw["ReceiptHandle"], receive_count(raw)
@@ -203,35 +231,27 @@ class SqsQueue:
         try:
             job = decode_job(raw["Body"])
         except InvalidJob as exc:
-            if await self._dead_lettering.reject(raw, str(exc)) and self._ledger is not None:
-                await self._ledger.count_dead(self.name, 1)
+            if await self._dead_lettering.reject(raw, str(exc)):
+                self._leases.forget(receipt)
+                if self._ledger is not None:
+                    await self._ledger.count_dead(self.name, 1)
             return None
         self._bodies.keep(receipt, raw["Body"])
         return Message(receipt=receipt, job=job, attempts=attempts, enqueued_at=sent_at(raw))
 
     async def _start(self, messages: builtins.list[Message]) -> builtins.list[Message]:
-        # One statement a batch: cancelled jobs are acked unrun, the others marked running.
+        # One statement a batch: cancelled jobs are deleted unrun, the others marked running.
         if self._ledger is None or not messages:
             return messages
         cancelled = await self._ledger.start([m.job.id for m in messages])
+        unrun = [m.receipt for m in messages if m.job.id in cancelled]
+        for receipt in unrun:
+            self._bodies.pop(receipt)
+        await self._deletes(unrun)
         for message in messages:
-            if message.job.id in cancelled:
-                self._bodies.pop(message.receipt)
-                await self._acks.ack(message.receipt)
-            else:
+            if message.job.id not in cancelled:
                 self._running.keep(message.receipt, message.job.id)
         return [m for m in messages if m.job.id not in cancelled]
-
-    async def _change_visibility(self, receipt: str, seconds: int) -> bool:
-        if self._leases.is_stale(receipt):
-            return False
-        response = await call_on_receipt(
-            self._client.change_message_visibility,
-            QueueUrl=self._queue_url,
-            ReceiptHandle=receipt,
-            VisibilityTimeout=seconds,
-        )
-        return response is not None
 
 
 def _check_long_poll(client: SQSClient, wait_time_seconds: int) -> None:
@@ -243,3 +263,204 @@ def _check_long_poll(client: SQSClient, wait_time_seconds: int) -> None:
             f"wait_time_seconds ({wait_time_seconds}) must be below the client's "
             f"read timeout ({read_timeout} s)"
         )
+
+
+_MAX_REMEMBERED = 100_000
+
+
+class Leases:
+    """message id <-> newest receipt, for receipts this process received (bounded)."""
+
+    def __init__(self, limit: int = _MAX_REMEMBERED) -> None:
+        self._limit = limit
+        self._message_of: OrderedDict[str, str] = OrderedDict()
+        self._newest: dict[str, str] = {}
+
+    def received(self, message_id: str, receipt: str) -> None:
+        """A message came with this receipt: older receipts of it are stale from now on."""
+        self._message_of[receipt] = message_id
+        self._newest[message_id] = receipt
+        while len(self._message_of) > self._limit:
+            old_receipt, old_id = self._message_of.popitem(last=False)
+            if self._newest.get(old_id) == old_receipt:
+                del self._newest[old_id]
+
+    def is_stale(self, receipt: str) -> bool:
+        """True if this process later received the same message under a newer receipt."""
+        message_id = self._message_of.get(receipt)
+        return message_id is not None and self._newest.get(message_id) != receipt
+
+    def message_id(self, receipt: str) -> str | None:
+        """The message id a receipt was received with, if this process received it."""
+        return self._message_of.get(receipt)
+
+    def forget(self, receipt: str) -> None:
+        """The message is gone (deleted): drop what was remembered of this receipt."""
+        message_id = self._message_of.pop(receipt, None)
+        if message_id is not None and self._newest.get(message_id) == receipt:
+            del self._newest[message_id]
+
+
+# Far above any worker's in-flight jobs; only receipts nobody settles ever reach it.
+_MAX_KEPT = 10_000
+
+
+class Kept(Generic[V]):
+    """receipt -> what this process keeps of the message it leased until it is settled, oldest
+    dropped first past a bound."""
+
+    def __init__(self, limit: int = _MAX_KEPT) -> None:
+        self._limit = limit
+        self._items: OrderedDict[str, V] = OrderedDict()
+
+    def keep(self, receipt: str, value: V) -> None:
+        """Remember `value` for this receipt."""
+        self._items[receipt] = value
+        while len(self._items) > self._limit:
+            self._items.popitem(last=False)
+
+    def peek(self, receipt: str) -> V | None:
+        """What is kept for this receipt (None if unknown), still kept."""
+        return self._items.get(receipt)
+
+    def pop(self, receipt: str) -> V | None:
+        """What was kept for this receipt, forgotten from now on (None if unknown)."""
+        return self._items.pop(receipt, None)
+
+
+@frozen
+class Answered:
+    """The receipts of a DeleteMessageBatch by SQS's answer: `deleted`, `stale` (refused: no
+    longer this lease's) and `refused` for another reason (the ack is retried)."""
+
+    deleted: list[str]
+    stale: list[str]
+    refused: list[str]
+
+
+def answered(
+    entries: Sequence[tuple[str, str]], result: DeleteMessageBatchResultTypeDef
+) -> Answered:
+    """Sort the (Id, receipt) `entries` of one DeleteMessageBatch by its `result`."""
+    receipts = dict(entries)
+    failed = {f["Id"]: f.get("Code", "") for f in result.get("Failed", [])}
+    stale = [receipts[i] for i, code in failed.items() if code in STALE_RECEIPT_CODES]
+    refused = [receipts[i] for i, code in failed.items() if code not in STALE_RECEIPT_CODES]
+    deleted = [receipt for i, receipt in entries if i not in failed]
+    return Answered(deleted, stale, refused)
+
+
+class Deletes:
+    """DeleteMessageBatch on one queue, ten receipts a request; the jobs it deleted end in the
+    ledger (counted done)."""
+
+    def __init__(
+        self,
+        client: SQSClient,
+        *,
+        queue_url: str,
+        queue: str,
+        running: Kept[str],
+        ledger: JobLedger | None,
+    ) -> None:
+        self._client = client
+        self._queue_url = queue_url
+        self._queue = queue
+        self._running = running  # receipt -> id of a job the ledger marked running
+        self._ledger = ledger
+
+    async def __call__(self, receipts: Sequence[str]) -> None:
+        """Delete the messages of `receipts`. Every request is tried; then the first error, if
+        any, is raised (SqsUnavailable for an entry SQS refused other than as stale)."""
+        errors: list[Exception] = []
+        for start in range(0, len(receipts), BATCH_LIMIT):
+            try:
+                # Shielded: a message SQS deleted must end in the ledger too.
+                with anyio.CancelScope(shield=True):
+                    await self._delete(receipts[start : start + BATCH_LIMIT])
+            except Exception as exc:  # raised once every batch was tried
+                errors.append(exc)
+        if errors:
+            raise errors[0]
+
+    async def _delete(self, receipts: Sequence[str]) -> None:
+        entries: list[DeleteMessageBatchRequestEntryTypeDef] = [
+            {"Id": str(n), "ReceiptHandle": receipt} for n, receipt in enumerate(receipts)
+        ]
+        result = await call(
+            self._client.delete_message_batch, QueueUrl=self._queue_url, Entries=entries
+        )
+        sorted_out = answered([(e["Id"], e["ReceiptHandle"]) for e in entries], result)
+        for receipt in sorted_out.stale:
+            self._running.pop(receipt)
+        done = [self._running.pop(receipt) for receipt in sorted_out.deleted]
+        finished = [job_id for job_id in done if job_id is not None]
+        if self._ledger is not None and finished:
+            await self._ledger.finish(finished, queue=self._queue, failed=False)
+        if refusals := _refusals(result.get("Failed", [])):
+            raise SqsUnavailable("DeleteMessageBatch", refusals[0])
+
+
+@frozen
+class Changed:
+    """What ChangeMessageVisibilityBatch did with a list of receipts: the leases it `changed`,
+    those it called `stale`, and the `failures` (refused entries, failed requests)."""
+
+    changed: frozenset[str]
+    stale: frozenset[str]
+    failures: tuple[SqsUnavailable, ...]
+
+    def raise_failure(self, *more: SqsUnavailable) -> None:
+        """Raise the first failure of this change, or else of `more`."""
+        if failures := [*self.failures, *more]:
+            raise failures[0]
+
+
+async def change_visibility(
+    client: SQSClient, queue_url: str, wanted: Sequence[tuple[str, int]]
+) -> Changed:
+    """Make the message of each (receipt, seconds) invisible for that long from now, ten per
+    request; every request is tried, whatever another's answer."""
+    answers = [
+        await _change_batch(client, queue_url, wanted[start : start + BATCH_LIMIT])
+        for start in range(0, len(wanted), BATCH_LIMIT)
+    ]
+    return Changed(
+        frozenset().union(*(a.changed for a in answers)),
+        frozenset().union(*(a.stale for a in answers)),
+        tuple(failure for a in answers for failure in a.failures),
+    )
+
+
+async def _change_batch(
+    client: SQSClient, queue_url: str, chunk: Sequence[tuple[str, int]]
+) -> Changed:
+    entries: list[ChangeMessageVisibilityBatchRequestEntryTypeDef] = [
+        {"Id": str(n), "ReceiptHandle": receipt, "VisibilityTimeout": seconds}
+        for n, (receipt, seconds) in enumerate(chunk)
+    ]
+    try:
+        response = await call(
+            client.change_message_visibility_batch, QueueUrl=queue_url, Entries=entries
+        )
+    except SqsUnavailable as exc:
+        return Changed(frozenset(), frozenset(), (exc,))
+    failed = {f["Id"]: f.get("Code", "") for f in response.get("Failed", [])}
+    stale = {chunk[int(i)][0] for i, code in failed.items() if code in STALE_RECEIPT_CODES}
+    changed = {receipt for n, (receipt, _) in enumerate(chunk) if str(n) not in failed}
+    refusals = _refusals(response.get("Failed", []))
+    failures = tuple(SqsUnavailable("ChangeMessageVisibilityBatch", r) for r in refusals)
+    return Changed(frozenset(changed), frozenset(stale), failures)
+
+
+def _refusals(failed: Sequence[BatchResultErrorEntryTypeDef]) -> builtins.list[str]:
+    # A stale receipt is no failure: the lease is gone, and the message comes back or is
+    # another consumer's.
+    stale = [f for f in failed if f.get("Code") in STALE_RECEIPT_CODES]
+    if stale:
+        logger.info("sqs.stale_receipt", extra={"count": len(stale), "code": stale[0].get("Code")})
+    return [
+        f"{f.get('Code')}: {f.get('Message')}"
+        for f in failed
+        if f.get("Code") not in STALE_RECEIPT_CODES
+    ]

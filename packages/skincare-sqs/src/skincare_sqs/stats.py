@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
 from skincare_core.jobs.ports import QueueCounts
-from skincare_sqs.calls import call
+from skincare_sqs.client import call
 
 if TYPE_CHECKING:
     from types_boto3_sqs.client import SQSClient
