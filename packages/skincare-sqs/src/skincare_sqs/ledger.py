@@ -29,7 +29,6 @@ from datetime import datetime
 from typing import Protocol
 
 import anyio
-import attrs
 
 from skincare_core.jobs.envelope import Envelope, due_at
 from skincare_core.jobs.outcomes import JobOutcomes
@@ -41,9 +40,9 @@ class JobLedger(OutboxStorage, JobOutcomes, Protocol):
     """The outbox rows the relay sends, kept as the jobs' ledger until each job ends, and the
     count of the jobs that ended."""
 
-    async def add(self, envelope: Envelope, *, send_now: bool) -> str | None:
-        """Store the job's row, due at `envelope.not_before` (the adapter gives no delay),
-        unless a live job holds its key (None); with `send_now` leased to the caller, who sends
+    async def add(self, envelope: Envelope, *, due: datetime | None, send_now: bool) -> str | None:
+        """Store the job's row, due at `due` (None: now), unless a live job holds its key
+        (None); with `send_now` leased to the caller, who sends
         it and passes the receipt to `mark_sent` or `forget`."""
 
     async def forget(self, receipt: str) -> None:
@@ -74,27 +73,20 @@ async def enqueue_through(ledger: JobLedger, sender: Sender, envelope: Envelope)
     """Add the job's row and, when it is due within 15 minutes, send it now (the relay sends a
     later one when it is due); False when a live job holds its key. A failed send drops the row
     again: the job was not enqueued."""
-    envelope = pinned(envelope, due_at(envelope, now()))
-    if due_beyond_delay(envelope.not_before):
-        return await ledger.add(envelope, send_now=False) is not None
-    receipt = await ledger.add(envelope, send_now=True)
+    due = due_at(envelope, now())
+    if due_beyond_delay(due):
+        return await ledger.add(envelope, due=due, send_now=False) is not None
+    receipt = await ledger.add(envelope, due=due, send_now=True)
     if receipt is None:
         return False
     try:
-        await sender.send(envelope, envelope.not_before)
+        await sender.send(envelope, due)
     except BaseException:
         with anyio.CancelScope(shield=True):
             await ledger.forget(receipt)
         raise
     await ledger.mark_sent([receipt])
     return True
-
-
-def pinned(envelope: Envelope, due: datetime | None) -> Envelope:
-    """`envelope` due at `due` by the clock: a row keeps a due time, not a delay."""
-    if envelope.delay is None:
-        return envelope
-    return attrs.evolve(envelope, not_before=due, delay=None)
 
 
 class RelayedOutbox:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from psycopg.rows import dict_row, tuple_row
 
@@ -40,7 +40,7 @@ class PostgresJobLedger(PostgresOutboxStorage):
             await self._autocommit.run(PRUNE, PRUNE_PARAMS)
         return await super().claim(limit)
 
-    async def add(self, envelope: Envelope, *, send_now: bool) -> str | None:
+    async def add(self, envelope: Envelope, *, due: datetime | None, send_now: bool) -> str | None:
         """Store the job's row unless a live job holds its key (None). With `send_now` the row
         is leased to the caller, who sends it and passes the returned receipt to `mark_sent`
         (or `forget`); otherwise the relay sends it when it is due."""
@@ -50,7 +50,7 @@ class PostgresJobLedger(PostgresOutboxStorage):
             "body": envelope.body,
             "queue": envelope.queue,
             "key": envelope.unique_key,
-            "not_before": envelope.not_before,
+            "not_before": due,
             "claim": send_now,
             "lease": self._lease,
         }
