@@ -11,6 +11,7 @@ from pathlib import Path
 import anyio
 from playwright.sync_api import Page, expect, sync_playwright
 
+from skincare_core.jobs import enqueue
 from skincare_core.jobs.job import Job
 from skincare_core.testing.jobs import InMemoryQueues
 from tests.browser.ops_server import chromium_path, serving
@@ -22,10 +23,10 @@ SCREENSHOT = os.environ.get("SKINCARE_OPS_SCREENSHOT")
 
 
 async def _run_fine(queues: InMemoryQueues, queue: str, count: int) -> None:
+    served = queues.queue(queue)
     for n in range(count):
-        await queues.queue(queue).enqueue(Job(id=f"{queue}-ok-{n}", type="send_confirmation_email"))
-    for message in await queues.queue(queue).receive(count):
-        await queues.queue(queue).ack(message)
+        await enqueue(served, Job(id=f"{queue}-ok-{n}", type="send_confirmation_email"))
+    await served.ack_many(await served.receive(count))
 
 
 async def _poisoned() -> InMemoryQueues:
@@ -43,9 +44,9 @@ async def _poisoned() -> InMemoryQueues:
         "TimeoutError",
         "bulk",
     )
-    await queues.queue("critical").enqueue(Job(id="fresh-1", type="capture_payment"))
-    await queues.queue("bulk").enqueue(Job(id="later-1", type="render_invoice"), delay=HOUR)
-    await queues.queue("bulk").enqueue(Job(id="running-1", type="render_invoice"))
+    await enqueue(queues.queue("critical"), Job(id="fresh-1", type="capture_payment"))
+    await enqueue(queues.queue("bulk"), Job(id="later-1", type="render_invoice"), delay=HOUR)
+    await enqueue(queues.queue("bulk"), Job(id="running-1", type="render_invoice"))
     await queues.queue("bulk").receive(1)
     return queues
 

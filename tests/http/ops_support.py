@@ -6,8 +6,10 @@ from datetime import timedelta
 
 from litestar import Litestar
 
+from skincare_core.jobs import enqueue
 from skincare_core.jobs.job import Job
 from skincare_core.jobs.ops import OpsService
+from skincare_core.jobs.ports import Burial
 from skincare_core.testing.jobs import InMemoryQueues
 from skincare_http.auth import issue_token
 from skincare_http.ops import OpsSettings, create_ops_app
@@ -27,9 +29,9 @@ def token(role: str | None) -> str:
 
 async def kill(queues: InMemoryQueues, job: Job, error: str, queue: str = "default") -> None:
     """Enqueue `job` on `queue` and dead-letter it with `error`."""
-    await queues.queue(queue).enqueue(job)
+    await enqueue(queues.queue(queue), job)
     (message,) = await queues.queue(queue).receive()
-    await queues.queue(queue).dead_letter(message, error)
+    await queues.queue(queue).dead_letter_many([Burial(message, error)])
 
 
 def ops_app(queues: InMemoryQueues) -> Litestar:
