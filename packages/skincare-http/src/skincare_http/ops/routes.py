@@ -11,7 +11,7 @@ from typing import Annotated
 from litestar import Response, get, post
 from litestar.di import NamedDependency
 from litestar.enums import RequestEncodingType
-from litestar.exceptions import NotFoundException
+from litestar.exceptions import ClientException, NotFoundException
 from litestar.params import Body, FromPath, FromQuery
 from litestar.response import Redirect, Template
 
@@ -21,6 +21,13 @@ from skincare_http.ops.operator import COOKIE
 
 Ops = NamedDependency[OpsService]
 Form = Annotated[dict[str, str], Body(media_type=RequestEncodingType.URL_ENCODED)]
+
+
+def _selected_id(job_id: str | None) -> str | None:
+    """The job id of a selection (empty: none); 400 for one no store can hold (a NUL)."""
+    if job_id and "\0" in job_id:
+        raise ClientException("a job id cannot contain NUL")
+    return job_id or None
 
 
 @get("/")
@@ -34,7 +41,8 @@ async def overview(ops: Ops) -> Template:
 @get("/jobs/{job_id:str}")
 async def dead_job(ops: Ops, job_id: FromPath[str]) -> Template:
     """One dead job: type, payload, attempts, error and when it died."""
-    item = await ops.dead_job(job_id)
+    # No store holds an id with a NUL (PostgreSQL refuses one in text): no such job.
+    item = None if "\0" in job_id else await ops.dead_job(job_id)
     if item is None:
         raise NotFoundException(f"no dead job {job_id}")
     return Template("job.html", context={"dead": item})
@@ -45,7 +53,7 @@ async def preview(
     ops: Ops, action: FromQuery[str], job_id: FromQuery[str | None], error: FromQuery[str | None]
 ) -> Template:
     """What a redrive (or purge) would move, with the button that confirms it."""
-    selection = Selection(job_id=job_id or None, error=error)
+    selection = Selection(job_id=_selected_id(job_id), error=error)
     moving = await ops.preview(Selection() if action == "purge" else selection)
     context = {"action": action, "selection": selection, "moving": moving}
     return Template("preview.html", context=context)
@@ -54,7 +62,8 @@ async def preview(
 @post("/redrive")
 async def redrive(ops: Ops, data: Form) -> Redirect:
     """Send the confirmed selection back to its queues."""
-    moved = await ops.redrive(Selection(job_id=data.get("job_id") or None, error=data.get("error")))
+    selection = Selection(job_id=_selected_id(data.get("job_id")), error=data.get("error"))
+    moved = await ops.redrive(selection)
     return Redirect(f"/ops/?moved={moved}")
 
 
