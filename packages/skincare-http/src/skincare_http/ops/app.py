@@ -36,7 +36,10 @@ def create_ops_app(*, ops: OpsService, settings: OpsSettings) -> Litestar:
     pages = Router("/ops", route_handlers=OPERATOR_ROUTES, guards=[guard])
     return Litestar(
         route_handlers=[pages, Router("/ops", route_handlers=SIGN_IN_ROUTES)],
-        dependencies={"ops": Provide(lambda: ops, use_cache=True, sync_to_thread=False)},
+        dependencies={
+            "ops": Provide(lambda: ops, use_cache=True, sync_to_thread=False),
+            "guard": Provide(lambda: guard, use_cache=True, sync_to_thread=False),
+        },
         template_config=TemplateConfig(directory=TEMPLATES, engine=JinjaTemplateEngine),
         csrf_config=CSRFConfig(
             secret=settings.csrf_secret, cookie_path="/ops", cookie_samesite="strict"

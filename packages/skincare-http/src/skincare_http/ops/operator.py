@@ -31,15 +31,25 @@ class OperatorGuard:
 
     def __call__(self, connection: OpsConnection, _: BaseRouteHandler) -> None:
         """Raise 401 without a usable credential, 403 for a signed-in non-operator."""
-        credential = _credential(connection)
+        self.check(_credential(connection))
+
+    def check(self, credential: str) -> None:
+        """Raise 401 unless `credential` is the ops token or a valid JWT, 403 unless an admin's."""
         if not credential:
             raise NotAuthorizedException("an operator token is required")
-        if self._ops_token and hmac.compare_digest(credential, self._ops_token):
+        if self._is_ops_token(credential):
             return
         if self._role(credential) != ADMIN:
             raise PermissionDeniedException("operators only")
 
+    def _is_ops_token(self, credential: str) -> bool:
+        # Bytes: compare_digest refuses str holding anything but ASCII.
+        expected = (self._ops_token or "").encode()
+        return bool(expected) and hmac.compare_digest(credential.encode(), expected)
+
     def _role(self, encoded: str) -> object:
+        if not encoded.isascii():
+            raise NotAuthorizedException("the token is not valid")
         try:
             token = Token.decode(encoded, self._secret, ALGORITHM, issuer=[self._issuer])
         except NotAuthorizedException:

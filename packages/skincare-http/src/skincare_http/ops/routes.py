@@ -11,15 +11,21 @@ from typing import Annotated
 from litestar import Response, get, post
 from litestar.di import NamedDependency
 from litestar.enums import RequestEncodingType
-from litestar.exceptions import ClientException, NotFoundException
+from litestar.exceptions import (
+    ClientException,
+    NotAuthorizedException,
+    NotFoundException,
+    PermissionDeniedException,
+)
 from litestar.params import Body, FromPath, FromQuery
 from litestar.response import Redirect, Template
 
 from skincare_core.jobs.ops import OpsService, Selection
 from skincare_core.jobs.outcomes import RECENT
-from skincare_http.ops.operator import COOKIE
+from skincare_http.ops.operator import COOKIE, OperatorGuard
 
 Ops = NamedDependency[OpsService]
+Guard = NamedDependency[OperatorGuard]
 Form = Annotated[dict[str, str], Body(media_type=RequestEncodingType.URL_ENCODED)]
 
 
@@ -81,12 +87,17 @@ async def sign_in_form() -> Template:
 
 
 @post("/sign-in")
-async def sign_in(data: Form) -> Response[None]:
-    """Keep the token in an HttpOnly cookie; the guard checks it on every later request."""
+async def sign_in(guard: Guard, data: Form) -> Response[None] | Template:
+    """Check the token, then keep it in an HttpOnly cookie that the guard checks on every later
+    request; a token that does not let an operator in shows the form again, 401 or 403."""
+    token = data.get("token", "")
+    try:
+        guard.check(token)
+    except (NotAuthorizedException, PermissionDeniedException) as refused:
+        context = {"refused": refused.detail}
+        return Template("sign_in.html", context=context, status_code=refused.status_code)
     response = Redirect("/ops/")
-    response.set_cookie(
-        COOKIE, data.get("token", ""), httponly=True, samesite="strict", path="/ops"
-    )
+    response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/ops")
     return response
 
 
