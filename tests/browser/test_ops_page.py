@@ -87,3 +87,30 @@ def test_an_operator_redrives_a_poison_job_by_clicking() -> None:
         assert _row(page, "default") == ("1", "0", "0", "0", "3", "1")
         browser.close()
     assert queues.queue("default").depth == 1
+
+
+async def _dead(job_id: str) -> InMemoryQueues:
+    queues = InMemoryQueues()
+    await kill(queues, Job(id=job_id, type="send_confirmation_email"), POISON)
+    return queues
+
+
+def _sign_in(page: Page, base: str) -> None:
+    page.goto(f"{base}/ops/sign-in")
+    page.fill("#token", OPS_TOKEN)
+    page.click("#sign-in")
+
+
+def test_a_job_id_with_slashes_links_to_its_own_page() -> None:
+    queues = anyio.run(_dead, "../sign-in")
+    with serving(ops_app(queues)) as base, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_path(), headless=True)
+        page = browser.new_page()
+        _sign_in(page, base)
+        page.locator("tr.dead a").click()
+        expect(page.locator("h2")).to_have_text("Dead job ../sign-in")
+        page.click("#redrive-one")
+        page.click("#confirm")
+        expect(page.locator("#moved")).to_contain_text("1 job(s)")
+        browser.close()
+    assert queues.queue("default").depth == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import quote
 
 from attrs import field, frozen
 from litestar import Litestar, Router
@@ -40,10 +41,17 @@ def create_ops_app(*, ops: OpsService, settings: OpsSettings) -> Litestar:
             "ops": Provide(lambda: ops, use_cache=True, sync_to_thread=False),
             "guard": Provide(lambda: guard, use_cache=True, sync_to_thread=False),
         },
-        template_config=TemplateConfig(directory=TEMPLATES, engine=JinjaTemplateEngine),
+        template_config=TemplateConfig(
+            directory=TEMPLATES, engine=JinjaTemplateEngine, engine_callback=_add_filters
+        ),
         csrf_config=CSRFConfig(
             secret=settings.csrf_secret, cookie_path="/ops", cookie_samesite="strict"
         ),
         openapi_config=None,
         logging_config=None,
     )
+
+
+def _add_filters(engine: JinjaTemplateEngine) -> None:
+    # `quote`: a value quoted whole for a URL, `/` included, so a job id stays one path segment.
+    engine.engine.filters["quote"] = lambda value: quote(str(value), safe="")

@@ -7,8 +7,10 @@ a GET that moves nothing and offers the confirming POST.
 from __future__ import annotations
 
 from typing import Annotated
+from urllib.parse import unquote
 
-from litestar import Response, get, post
+from litestar import Request, Response, get, post
+from litestar.datastructures import State
 from litestar.di import NamedDependency
 from litestar.enums import RequestEncodingType
 from litestar.exceptions import (
@@ -17,16 +19,25 @@ from litestar.exceptions import (
     NotFoundException,
     PermissionDeniedException,
 )
-from litestar.params import Body, FromPath, FromQuery
+from litestar.params import Body, FromQuery
 from litestar.response import Redirect, Template
+from litestar.types import Scope
 
 from skincare_core.jobs.ops import OpsService, Selection
 from skincare_core.jobs.outcomes import RECENT
 from skincare_http.ops.operator import COOKIE, OperatorGuard
 
+JOBS = "/ops/jobs/"
 Ops = NamedDependency[OpsService]
 Guard = NamedDependency[OperatorGuard]
 Form = Annotated[dict[str, str], Body(media_type=RequestEncodingType.URL_ENCODED)]
+
+
+def job_id_in_path(scope: Scope) -> str:
+    """The job id a `/ops/jobs/<quoted id>` path names, from the path as sent: the decoded path
+    has lost which `/` were `%2F`. A literal `?` starts a query some servers leave in it."""
+    raw = (scope.get("raw_path") or scope["path"].encode()).partition(b"?")[0]
+    return unquote(raw.partition(JOBS.encode())[2].decode("latin-1"), encoding="utf-8")
 
 
 def _selected_id(job_id: str | None) -> str | None:
@@ -44,9 +55,11 @@ async def overview(ops: Ops) -> Template:
     return Template("overview.html", context=context)
 
 
-@get("/jobs/{job_id:str}")
-async def dead_job(ops: Ops, job_id: FromPath[str]) -> Template:
-    """One dead job: type, payload, attempts, error and when it died."""
+@get("/jobs/{quoted:path}")
+async def dead_job(ops: Ops, request: Request[object, object, State]) -> Template:
+    """One dead job (its id quoted whole in the path): type, payload, attempts, error and when
+    it died."""
+    job_id = job_id_in_path(request.scope)
     # No store holds an id with a NUL (PostgreSQL refuses one in text): no such job.
     item = None if "\0" in job_id else await ops.dead_job(job_id)
     if item is None:
