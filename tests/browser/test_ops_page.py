@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlencode
 
 import anyio
 from playwright.sync_api import Page, expect, sync_playwright
@@ -14,7 +15,7 @@ from playwright.sync_api import Page, expect, sync_playwright
 from skincare_core.jobs import enqueue
 from skincare_core.jobs.job import Job
 from skincare_core.testing.jobs import InMemoryQueues
-from tests.browser.ops_server import chromium_path, serving
+from tests.browser.ops_server import attacker_app, chromium_path, serving
 from tests.http.ops_support import OPS_TOKEN, kill, ops_app
 
 POISON = "ValueError: order 41 has no lines"
@@ -114,3 +115,30 @@ def test_a_job_id_with_slashes_links_to_its_own_page() -> None:
         expect(page.locator("#moved")).to_contain_text("1 job(s)")
         browser.close()
     assert queues.queue("default").depth == 1
+
+
+def test_a_page_on_another_port_cannot_redrive_a_job() -> None:
+    queues = anyio.run(_dead, "poison-1")
+    with (
+        serving(ops_app(queues)) as base,
+        serving(attacker_app()) as evil,
+        sync_playwright() as playwright,
+    ):
+        browser = playwright.chromium.launch(executable_path=chromium_path(), headless=True)
+        page = browser.new_page()
+        _sign_in(page, base)
+        expect(page.locator("tr.dead")).to_have_count(1)
+        # As the page itself would read it, and as an attacker who learnt the token would send it.
+        for token in ("", _csrf_cookie(page)):
+            query = urlencode({"target": base, "job_id": "poison-1", "token": token})
+            page.goto(f"{evil}/ops/attack?{query}")
+            page.wait_for_url(f"{base}/**")
+            assert "moved" not in page.url
+            assert page.evaluate("document.cookie") == ""
+        browser.close()
+    assert queues.queue("default").depth == 0
+    assert anyio.run(queues.count) == 1
+
+
+def _csrf_cookie(page: Page) -> str:
+    return next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")

@@ -15,6 +15,7 @@ from litestar.template.config import TemplateConfig
 from skincare_core.jobs.ops import OpsService
 from skincare_http.ops.operator import OperatorGuard
 from skincare_http.ops.routes import OPERATOR_ROUTES, SIGN_IN_ROUTES
+from skincare_http.ops.same_origin import SameOrigin
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -30,7 +31,8 @@ class OpsSettings:
 
 
 def create_ops_app(*, ops: OpsService, settings: OpsSettings) -> Litestar:
-    """The ops page over this service: operator-only, every POST checked against CSRF."""
+    """The ops page over this service: operator-only, every POST checked for its origin and its
+    CSRF token (the cookie is HttpOnly: the token reaches a form only in the page)."""
     guard = OperatorGuard(
         jwt_secret=settings.jwt_secret, jwt_issuer=settings.jwt_issuer, ops_token=settings.ops_token
     )
@@ -44,8 +46,12 @@ def create_ops_app(*, ops: OpsService, settings: OpsSettings) -> Litestar:
         template_config=TemplateConfig(
             directory=TEMPLATES, engine=JinjaTemplateEngine, engine_callback=_add_filters
         ),
+        middleware=[SameOrigin()],
         csrf_config=CSRFConfig(
-            secret=settings.csrf_secret, cookie_path="/ops", cookie_samesite="strict"
+            secret=settings.csrf_secret,
+            cookie_path="/ops",
+            cookie_samesite="strict",
+            cookie_httponly=True,
         ),
         openapi_config=None,
         logging_config=None,
