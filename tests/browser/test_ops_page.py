@@ -113,6 +113,9 @@ def test_a_job_id_with_slashes_links_to_its_own_page() -> None:
         page.click("#redrive-one")
         page.click("#confirm")
         expect(page.locator("#moved")).to_contain_text("1 job(s)")
+        page.click("#sign-out button")
+        expect(page.locator("h2")).to_have_text("Sign in")
+        assert page.goto(f"{base}/ops/").status == 401  # type: ignore[union-attr]
         browser.close()
     assert queues.queue("default").depth == 1
 
@@ -142,3 +145,22 @@ def test_a_page_on_another_port_cannot_redrive_a_job() -> None:
 
 def _csrf_cookie(page: Page) -> str:
     return next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+
+
+def test_a_page_on_another_port_cannot_frame_the_purge_confirmation() -> None:
+    queues = anyio.run(_dead, "poison-1")
+    with (
+        serving(ops_app(queues)) as base,
+        serving(attacker_app()) as evil,
+        sync_playwright() as playwright,
+    ):
+        browser = playwright.chromium.launch(executable_path=chromium_path(), headless=True)
+        page = browser.new_page()
+        _sign_in(page, base)
+        page.goto(f"{base}/ops/preview?action=purge")
+        expect(page.locator("#confirm")).to_be_visible()
+        page.goto(f"{evil}/ops/frame?{urlencode({'src': f'{base}/ops/preview?action=purge'})}")
+        expect(page.locator("body[data-framed='loaded']")).to_have_count(1)
+        expect(page.frame_locator("#framed").locator("#confirm")).to_have_count(0)
+        browser.close()
+    assert anyio.run(queues.count) == 1

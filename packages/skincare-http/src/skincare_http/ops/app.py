@@ -14,6 +14,7 @@ from litestar.template.config import TemplateConfig
 
 from skincare_core.jobs.ops import OpsService
 from skincare_http.ops.operator import OperatorGuard
+from skincare_http.ops.page_headers import add_page_headers
 from skincare_http.ops.routes import OPERATOR_ROUTES, SIGN_IN_ROUTES
 from skincare_http.ops.same_origin import SameOrigin
 
@@ -47,6 +48,7 @@ def create_ops_app(*, ops: OpsService, settings: OpsSettings) -> Litestar:
             directory=TEMPLATES, engine=JinjaTemplateEngine, engine_callback=_add_filters
         ),
         middleware=[SameOrigin()],
+        before_send=[add_page_headers],
         csrf_config=CSRFConfig(
             secret=settings.csrf_secret,
             cookie_path="/ops",

@@ -114,5 +114,13 @@ async def sign_in(guard: Guard, data: Form) -> Response[None] | Template:
     return response
 
 
+@post("/sign-out")
+async def sign_out() -> Response[None]:
+    """Forget the operator's token: the session cookie is cleared."""
+    response = Redirect("/ops/sign-in")
+    response.delete_cookie(COOKIE, path="/ops")
+    return response
+
+
 OPERATOR_ROUTES = [overview, dead_job, preview, redrive, purge]
-SIGN_IN_ROUTES = [sign_in_form, sign_in]
+SIGN_IN_ROUTES = [sign_in_form, sign_in, sign_out]
