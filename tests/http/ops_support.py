@@ -10,6 +10,7 @@ from skincare_core.jobs import enqueue
 from skincare_core.jobs.job import Job
 from skincare_core.jobs.ops import OpsService
 from skincare_core.jobs.ports import Burial
+from skincare_core.shop.ports import Clock
 from skincare_core.testing.jobs import InMemoryQueues
 from skincare_http.auth import issue_token
 from skincare_http.ops import OpsSettings, create_ops_app
@@ -34,7 +35,8 @@ async def kill(queues: InMemoryQueues, job: Job, error: str, queue: str = "defau
     await queues.queue(queue).dead_letter_many([Burial(message, error)])
 
 
-def ops_app(queues: InMemoryQueues) -> Litestar:
-    """The ops app over `queues` (named critical, default and bulk)."""
+def ops_app(queues: InMemoryQueues, clock: Clock | None = None) -> Litestar:
+    """The ops app over `queues` (named critical, default and bulk), its sign-in limit on
+    `clock` (None: the system's)."""
     ops = OpsService(dead_letters=queues, stats=queues, queue_names=NAMES, outcomes=queues)
-    return create_ops_app(ops=ops, settings=SETTINGS)
+    return create_ops_app(ops=ops, settings=SETTINGS, clock=clock)

@@ -13,10 +13,13 @@ from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.template.config import TemplateConfig
 
 from skincare_core.jobs.ops import OpsService
+from skincare_core.shop.ports import Clock
+from skincare_core.shop.system_clock import SystemClock
 from skincare_http.ops.operator import OperatorGuard
 from skincare_http.ops.page_headers import add_page_headers
 from skincare_http.ops.routes import OPERATOR_ROUTES, SIGN_IN_ROUTES
 from skincare_http.ops.same_origin import SameOrigin
+from skincare_http.ops.sign_in_limit import SignInLimit
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -31,11 +34,16 @@ class OpsSettings:
     csrf_secret: str = field(repr=False)
 
 
-def create_ops_app(*, ops: OpsService, settings: OpsSettings) -> Litestar:
+def create_ops_app(
+    *, ops: OpsService, settings: OpsSettings, clock: Clock | None = None
+) -> Litestar:
     """The ops page over this service: operator-only, every POST checked for its origin and its
     CSRF token (the cookie is HttpOnly: the token reaches a form only in the page)."""
     guard = OperatorGuard(
-        jwt_secret=settings.jwt_secret, jwt_issuer=settings.jwt_issuer, ops_token=settings.ops_token
+        jwt_secret=settings.jwt_secret,
+        jwt_issuer=settings.jwt_issuer,
+        ops_token=settings.ops_token,
+        limit=SignInLimit(clock or SystemClock()),
     )
     pages = Router("/ops", route_handlers=OPERATOR_ROUTES, guards=[guard])
     return Litestar(

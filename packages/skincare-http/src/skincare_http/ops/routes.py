@@ -18,6 +18,7 @@ from litestar.exceptions import (
     NotAuthorizedException,
     NotFoundException,
     PermissionDeniedException,
+    TooManyRequestsException,
 )
 from litestar.params import Body, FromQuery
 from litestar.response import Redirect, Template
@@ -25,7 +26,7 @@ from litestar.types import Scope
 
 from skincare_core.jobs.ops import OpsService, Selection
 from skincare_core.jobs.outcomes import RECENT
-from skincare_http.ops.operator import COOKIE, OperatorGuard
+from skincare_http.ops.operator import COOKIE, OperatorGuard, client_address
 
 JOBS = "/ops/jobs/"
 Ops = NamedDependency[OpsService]
@@ -100,13 +101,16 @@ async def sign_in_form() -> Template:
 
 
 @post("/sign-in")
-async def sign_in(guard: Guard, data: Form) -> Response[None] | Template:
+async def sign_in(
+    guard: Guard, request: Request[object, object, State], data: Form
+) -> Response[None] | Template:
     """Check the token, then keep it in an HttpOnly cookie that the guard checks on every later
-    request; a token that does not let an operator in shows the form again, 401 or 403."""
+    request; a token that does not let an operator in shows the form again (401, 403, or 429
+    while the client is locked out)."""
     token = data.get("token", "")
     try:
-        guard.check(token)
-    except (NotAuthorizedException, PermissionDeniedException) as refused:
+        guard.check(token, client_address(request))
+    except (NotAuthorizedException, PermissionDeniedException, TooManyRequestsException) as refused:
         context = {"refused": refused.detail}
         return Template("sign_in.html", context=context, status_code=refused.status_code)
     response = Redirect("/ops/")
