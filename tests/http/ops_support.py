@@ -16,7 +16,7 @@ from skincare_http.auth import issue_token
 from skincare_http.ops import OpsSettings, create_ops_app
 from tests.http.http_support import JWT_ISSUER, JWT_SECRET
 
-OPS_TOKEN = "ops-token-for-tests"
+OPS_TOKEN = "ops-token-for-tests-at-least-32-bytes"
 NAMES = ("critical", "default", "bulk")
 SETTINGS = OpsSettings(
     jwt_secret=JWT_SECRET, jwt_issuer=JWT_ISSUER, ops_token=OPS_TOKEN, csrf_secret="csrf-secret"
