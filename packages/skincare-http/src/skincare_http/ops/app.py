@@ -57,14 +57,16 @@ def create_ops_app(
         ),
         middleware=[SameOrigin()],
         before_send=[add_page_headers],
-        csrf_config=CSRFConfig(
-            secret=settings.csrf_secret,
-            cookie_path="/ops",
-            cookie_samesite="strict",
-            cookie_httponly=True,
-        ),
+        csrf_config=_csrf(settings.csrf_secret),
         openapi_config=None,
         logging_config=None,
+    )
+
+
+def _csrf(secret: str) -> CSRFConfig:
+    # HttpOnly: no script reads the token; the page's forms carry it.
+    return CSRFConfig(
+        secret=secret, cookie_path="/ops", cookie_samesite="strict", cookie_httponly=True
     )
 
 
