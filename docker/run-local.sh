@@ -77,7 +77,7 @@ new_container() {  # new_container TARGET: CONTAINER becomes a fresh container o
 run_in() {
     RUN=("${BUILDAH[@]}" run --isolation chroot --network host
         -e "SKINCARE_DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:$PG_PORT/postgres"
-        -e SKINCARE_JWT_SECRET=run-local-jwt-secret -e SKINCARE_WEBHOOK_SECRET=run-local-webhook
+        -e SKINCARE_JWT_SECRET=run-local-jwt-secret-at-least-32-bytes -e SKINCARE_WEBHOOK_SECRET=run-local-webhook
         -e SKINCARE_API_HOST=127.0.0.1 -e "SKINCARE_API_PORT=$API_PORT" "$1" --)
 }
 

@@ -7,13 +7,15 @@ from __future__ import annotations
 import os
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlencode
 
 import anyio
 from playwright.sync_api import Page, expect, sync_playwright
 
+from skincare_core.jobs import enqueue
 from skincare_core.jobs.job import Job
 from skincare_core.testing.jobs import InMemoryQueues
-from tests.browser.ops_server import chromium_path, serving
+from tests.browser.ops_server import attacker_app, chromium_path, serving
 from tests.http.ops_support import OPS_TOKEN, kill, ops_app
 
 POISON = "ValueError: order 41 has no lines"
@@ -22,10 +24,10 @@ SCREENSHOT = os.environ.get("SKINCARE_OPS_SCREENSHOT")
 
 
 async def _run_fine(queues: InMemoryQueues, queue: str, count: int) -> None:
+    served = queues.queue(queue)
     for n in range(count):
-        await queues.queue(queue).enqueue(Job(id=f"{queue}-ok-{n}", type="send_confirmation_email"))
-    for message in await queues.queue(queue).receive(count):
-        await queues.queue(queue).ack(message)
+        await enqueue(served, Job(id=f"{queue}-ok-{n}", type="send_confirmation_email"))
+    await served.ack_many(await served.receive(count))
 
 
 async def _poisoned() -> InMemoryQueues:
@@ -43,9 +45,9 @@ async def _poisoned() -> InMemoryQueues:
         "TimeoutError",
         "bulk",
     )
-    await queues.queue("critical").enqueue(Job(id="fresh-1", type="capture_payment"))
-    await queues.queue("bulk").enqueue(Job(id="later-1", type="render_invoice"), delay=HOUR)
-    await queues.queue("bulk").enqueue(Job(id="running-1", type="render_invoice"))
+    await enqueue(queues.queue("critical"), Job(id="fresh-1", type="capture_payment"))
+    await enqueue(queues.queue("bulk"), Job(id="later-1", type="render_invoice"), delay=HOUR)
+    await enqueue(queues.queue("bulk"), Job(id="running-1", type="render_invoice"))
     await queues.queue("bulk").receive(1)
     return queues
 
@@ -86,3 +88,79 @@ def test_an_operator_redrives_a_poison_job_by_clicking() -> None:
         assert _row(page, "default") == ("1", "0", "0", "0", "3", "1")
         browser.close()
     assert queues.queue("default").depth == 1
+
+
+async def _dead(job_id: str) -> InMemoryQueues:
+    queues = InMemoryQueues()
+    await kill(queues, Job(id=job_id, type="send_confirmation_email"), POISON)
+    return queues
+
+
+def _sign_in(page: Page, base: str) -> None:
+    page.goto(f"{base}/ops/sign-in")
+    page.fill("#token", OPS_TOKEN)
+    page.click("#sign-in")
+
+
+def test_a_job_id_with_slashes_links_to_its_own_page() -> None:
+    queues = anyio.run(_dead, "../sign-in")
+    with serving(ops_app(queues)) as base, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_path(), headless=True)
+        page = browser.new_page()
+        _sign_in(page, base)
+        page.locator("tr.dead a").click()
+        expect(page.locator("h2")).to_have_text("Dead job ../sign-in")
+        page.click("#redrive-one")
+        page.click("#confirm")
+        expect(page.locator("#moved")).to_contain_text("1 job(s)")
+        page.click("#sign-out button")
+        expect(page.locator("h2")).to_have_text("Sign in")
+        assert page.goto(f"{base}/ops/").status == 401  # type: ignore[union-attr]
+        browser.close()
+    assert queues.queue("default").depth == 1
+
+
+def test_a_page_on_another_port_cannot_redrive_a_job() -> None:
+    queues = anyio.run(_dead, "poison-1")
+    with (
+        serving(ops_app(queues)) as base,
+        serving(attacker_app()) as evil,
+        sync_playwright() as playwright,
+    ):
+        browser = playwright.chromium.launch(executable_path=chromium_path(), headless=True)
+        page = browser.new_page()
+        _sign_in(page, base)
+        expect(page.locator("tr.dead")).to_have_count(1)
+        # As the page itself would read it, and as an attacker who learnt the token would send it.
+        for token in ("", _csrf_cookie(page)):
+            query = urlencode({"target": base, "job_id": "poison-1", "token": token})
+            page.goto(f"{evil}/ops/attack?{query}")
+            page.wait_for_url(f"{base}/**")
+            assert "moved" not in page.url
+            assert page.evaluate("document.cookie") == ""
+        browser.close()
+    assert queues.queue("default").depth == 0
+    assert anyio.run(queues.count) == 1
+
+
+def _csrf_cookie(page: Page) -> str:
+    return next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+
+
+def test_a_page_on_another_port_cannot_frame_the_purge_confirmation() -> None:
+    queues = anyio.run(_dead, "poison-1")
+    with (
+        serving(ops_app(queues)) as base,
+        serving(attacker_app()) as evil,
+        sync_playwright() as playwright,
+    ):
+        browser = playwright.chromium.launch(executable_path=chromium_path(), headless=True)
+        page = browser.new_page()
+        _sign_in(page, base)
+        page.goto(f"{base}/ops/preview?action=purge")
+        expect(page.locator("#confirm")).to_be_visible()
+        page.goto(f"{evil}/ops/frame?{urlencode({'src': f'{base}/ops/preview?action=purge'})}")
+        expect(page.locator("body[data-framed='loaded']")).to_have_count(1)
+        expect(page.frame_locator("#framed").locator("#confirm")).to_have_count(0)
+        browser.close()
+    assert anyio.run(queues.count) == 1

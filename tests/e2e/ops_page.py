@@ -12,7 +12,7 @@ import urllib.request
 
 from skincare_services.local import free_port
 
-TOKEN = "e2e-ops-token"
+TOKEN = "e2e-ops-token-long-enough-for-32-bytes"
 COLUMNS = ("ready", "scheduled", "leased", "dead", "done", "failed")
 
 

@@ -6,14 +6,17 @@ from datetime import timedelta
 
 from litestar import Litestar
 
+from skincare_core.jobs import enqueue
 from skincare_core.jobs.job import Job
 from skincare_core.jobs.ops import OpsService
+from skincare_core.jobs.ports import Burial
+from skincare_core.shop.ports import Clock
 from skincare_core.testing.jobs import InMemoryQueues
 from skincare_http.auth import issue_token
 from skincare_http.ops import OpsSettings, create_ops_app
 from tests.http.http_support import JWT_ISSUER, JWT_SECRET
 
-OPS_TOKEN = "ops-token-for-tests"
+OPS_TOKEN = "ops-token-for-tests-at-least-32-bytes"
 NAMES = ("critical", "default", "bulk")
 SETTINGS = OpsSettings(
     jwt_secret=JWT_SECRET, jwt_issuer=JWT_ISSUER, ops_token=OPS_TOKEN, csrf_secret="csrf-secret"
@@ -27,12 +30,13 @@ def token(role: str | None) -> str:
 
 async def kill(queues: InMemoryQueues, job: Job, error: str, queue: str = "default") -> None:
     """Enqueue `job` on `queue` and dead-letter it with `error`."""
-    await queues.queue(queue).enqueue(job)
+    await enqueue(queues.queue(queue), job)
     (message,) = await queues.queue(queue).receive()
-    await queues.queue(queue).dead_letter(message, error)
+    await queues.queue(queue).dead_letter_many([Burial(message, error)])
 
 
-def ops_app(queues: InMemoryQueues) -> Litestar:
-    """The ops app over `queues` (named critical, default and bulk)."""
+def ops_app(queues: InMemoryQueues, clock: Clock | None = None) -> Litestar:
+    """The ops app over `queues` (named critical, default and bulk), its sign-in limit on
+    `clock` (None: the system's)."""
     ops = OpsService(dead_letters=queues, stats=queues, queue_names=NAMES, outcomes=queues)
-    return create_ops_app(ops=ops, settings=SETTINGS)
+    return create_ops_app(ops=ops, settings=SETTINGS, clock=clock)

@@ -24,7 +24,7 @@ def _settings(tmp_path: Path, **extra: str) -> dict[str, str]:
     return {
         "SKINCARE_DATABASE_URL": "postgresql+psycopg://u:p@127.0.0.1:9/shop",
         "SKINCARE_WEBHOOK_SECRET": "whsec",
-        "SKINCARE_JWT_SECRET": "jwtsec",
+        "SKINCARE_JWT_SECRET": "jwtsec-long-enough-for-32-bytes-0123456789",
         "SKINCARE_MAILDIR": str(tmp_path / "mail"),
         "SKINCARE_INVOICE_DIR": str(tmp_path / "invoices"),
         **extra,

@@ -17,7 +17,7 @@ from skincare_postgres import upgrade
 from skincare_postgres.engine import libpq_conninfo
 from skincare_services.local import free_port
 
-TOKEN = "ops-command-token"
+TOKEN = "ops-command-token-long-enough-for-32-bytes"
 
 
 def _database(postgres_url: str) -> str:

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.anyio
 _REQUIRED = {
     "SKINCARE_DATABASE_URL": "postgresql+psycopg://u:p@127.0.0.1:9/shop",
     "SKINCARE_WEBHOOK_SECRET": "whsec",
-    "SKINCARE_JWT_SECRET": "jwtsec",
+    "SKINCARE_JWT_SECRET": "jwtsec-long-enough-for-32-bytes-0123456789",
     "SKINCARE_RATE_LIMITS": "default=14",
 }
 

@@ -24,10 +24,12 @@ _QUEUES = (
     "SKINCARE_WORKER_QUEUES: expected queue=concurrency pairs like critical=8,default=16,bulk=4"
 )
 _WINDOW = "SKINCARE_PAYMENT_WINDOW: expected a positive duration like 24h, 30m or 900s"
+JWT_SECRET = "jwtsec-for-the-settings-tests-0123456789"
+_SECRET = "expected a secret of at least 32 bytes"
 REQUIRED = {
     "SKINCARE_DATABASE_URL": "postgresql+psycopg://u:p@db/shop",
     "SKINCARE_WEBHOOK_SECRET": "whsec",
-    "SKINCARE_JWT_SECRET": "jwtsec",
+    "SKINCARE_JWT_SECRET": JWT_SECRET,
 }
 
 
@@ -158,6 +160,40 @@ def test_a_process_with_a_bad_setting_exits_2_with_one_line(
     assert result.stderr.strip().splitlines() == [f"skincare: {name}: {line}"]
 
 
+@pytest.mark.parametrize("name", ["SKINCARE_JWT_SECRET", "SKINCARE_OPS_TOKEN"])
+@pytest.mark.parametrize("value", ["x", "a" * 31, "é" * 15, "🔑" * 7])
+def test_a_secret_under_32_bytes_is_refused_without_showing_it(name: str, value: str) -> None:
+    with pytest.raises(SettingsError) as caught:
+        load_settings({**REQUIRED, name: value})
+    size = len(value.encode())
+    assert str(caught.value) == f"{name}: {_SECRET}, got {size}"
+
+
+@pytest.mark.parametrize("value", ["k" * 32, "é" * 16])
+def test_a_secret_of_32_bytes_is_accepted(value: str) -> None:
+    env = {**REQUIRED, "SKINCARE_JWT_SECRET": value, "SKINCARE_OPS_TOKEN": value}
+    settings = load_settings(env)
+    assert (settings.jwt_secret, settings.ops_token) == (value, value)
+    assert load_settings(REQUIRED).ops_token == ""
+    with pytest.raises(SettingsError, match=f"^SKINCARE_JWT_SECRET: {_SECRET}, got 3$"):
+        load_fields(TokenSettings, {"SKINCARE_JWT_SECRET": "abc"})
+
+
+@pytest.mark.parametrize("name", ["SKINCARE_JWT_SECRET", "SKINCARE_OPS_TOKEN"])
+def test_a_process_with_a_short_secret_exits_2_with_one_line(name: str) -> None:
+    env = {**REQUIRED, name: "short", "PATH": ""}
+    result = subprocess.run(
+        [sys.executable, "-m", "skincare_services.api"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [f"skincare: {name}: {_SECRET}, got 5"]
+
+
 def test_the_database_timeouts_reach_the_engine_and_its_own_connections() -> None:
     env = {**REQUIRED, _CONNECT: "1", _STATEMENT: "2"}
     engine = configured_engine(load_settings(env))
@@ -166,8 +202,8 @@ def test_the_database_timeouts_reach_the_engine_and_its_own_connections() -> Non
 
 
 def test_a_command_reads_only_the_settings_it_uses() -> None:
-    token = load_fields(TokenSettings, {"SKINCARE_JWT_SECRET": "jwtsec"})
-    assert (token.jwt_secret, token.jwt_issuer) == ("jwtsec", "skincare")
+    token = load_fields(TokenSettings, {"SKINCARE_JWT_SECRET": JWT_SECRET})
+    assert (token.jwt_secret, token.jwt_issuer) == (JWT_SECRET, "skincare")
     webhook = load_fields(WebhookSettings, {"SKINCARE_WEBHOOK_SECRET": "whsec"})
     assert webhook.webhook_secret == "whsec"
     database = load_fields(DatabaseSettings, {"SKINCARE_DATABASE_URL": "postgresql://db/shop"})

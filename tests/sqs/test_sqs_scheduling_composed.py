@@ -31,7 +31,7 @@ async def test_a_tick_reaches_sqs_once_and_the_rate_limit_holds(
         {
             "SKINCARE_DATABASE_URL": database_url,
             "SKINCARE_WEBHOOK_SECRET": "whsec",
-            "SKINCARE_JWT_SECRET": "jwtsec",
+            "SKINCARE_JWT_SECRET": "jwtsec-long-enough-for-32-bytes-0123456789",
             "SKINCARE_QUEUE": "sqs",
             "SKINCARE_SQS_QUEUE_PREFIX": prefix,
             "SKINCARE_RATE_LIMITS": "default=3",

@@ -39,7 +39,7 @@ def _settings(tmp_path: Path, database_url: str, prefix: str) -> dict[str, str]:
     return {
         "SKINCARE_DATABASE_URL": database_url,
         "SKINCARE_WEBHOOK_SECRET": "whsec",
-        "SKINCARE_JWT_SECRET": "jwtsec",
+        "SKINCARE_JWT_SECRET": "jwtsec-long-enough-for-32-bytes-0123456789",
         "SKINCARE_MAILDIR": str(tmp_path / "mail"),
         "SKINCARE_INVOICE_DIR": str(tmp_path / "invoices"),
         "SKINCARE_QUEUE": "sqs",

@@ -17,6 +17,8 @@ WorkerQueues = Mapping[str, int]
 """Named queue -> how many of its jobs one worker process runs at once."""
 
 DEFAULT_WORKER_QUEUES: WorkerQueues = MappingProxyType({"critical": 8, "default": 16, "bulk": 4})
+# HMAC keys and bearer tokens: under this many bytes they fall to guessing.
+SECRET_BYTES = 32
 _DURATION = re.compile(r"(\d+)\s*([smhd]?)")
 _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -92,3 +94,16 @@ def http_url(_: object, attribute: attrs.Attribute[str], value: str) -> None:
     scheme, sep, rest = value.partition("://")
     if value and not (scheme in ("http", "https") and sep and rest):
         raise ValueError(f"expected an http(s) URL like http://127.0.0.1:4318, got {value!r}")
+
+
+def secret(_: object, attribute: attrs.Attribute[str], value: str) -> None:
+    """An attrs validator: ValueError for a secret under `SECRET_BYTES` bytes (its size only)."""
+    size = len(value.encode())
+    if size < SECRET_BYTES:
+        raise ValueError(f"expected a secret of at least {SECRET_BYTES} bytes, got {size}")
+
+
+def optional_secret(_: object, attribute: attrs.Attribute[str], value: str) -> None:
+    """An attrs validator: like `secret`, with empty meaning none is set."""
+    if value:
+        secret(_, attribute, value)

@@ -20,10 +20,12 @@ from skincare_services.setting_values import (
     email_address,
     http_url,
     not_negative,
+    optional_secret,
     parse_duration,
     parse_rate_limits,
     parse_worker_queues,
     positive,
+    secret,
 )
 
 PREFIX = "SKINCARE_"
@@ -48,7 +50,7 @@ class Settings:
 
     database_url: str = field(repr=False)
     webhook_secret: str = field(repr=False)
-    jwt_secret: str = field(repr=False)
+    jwt_secret: str = field(repr=False, validator=secret)
     jwt_issuer: str = "skincare"
     # Connecting gives up after the first, a statement after the second on the server; the
     # client gives up after both together, so a stalled link is noticed within their sum.
@@ -79,7 +81,7 @@ class Settings:
     api_host: str = "127.0.0.1"
     api_port: int = field(default=8000, validator=positive)
     # `skincare ops` lets in the bearer of this token (empty: admin JWTs only).
-    ops_token: str = field(default="", repr=False)
+    ops_token: str = field(default="", repr=False, validator=optional_secret)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     # The worker's /metrics and /healthz; 0 serves neither (and counts nothing).
     metrics_port: int = field(default=0, validator=not_negative)
@@ -113,7 +115,7 @@ class DatabaseSettings:
 class TokenSettings:
     """What `skincare token` needs: the JWT secret and issuer, nothing else."""
 
-    jwt_secret: str = field(repr=False)
+    jwt_secret: str = field(repr=False, validator=secret)
     jwt_issuer: str = "skincare"
 
 

@@ -7,20 +7,45 @@ a GET that moves nothing and offers the confirming POST.
 from __future__ import annotations
 
 from typing import Annotated
+from urllib.parse import unquote
 
-from litestar import Response, get, post
+from litestar import Request, Response, get, post
+from litestar.datastructures import State
 from litestar.di import NamedDependency
 from litestar.enums import RequestEncodingType
-from litestar.exceptions import NotFoundException
-from litestar.params import Body, FromPath, FromQuery
+from litestar.exceptions import (
+    ClientException,
+    NotAuthorizedException,
+    NotFoundException,
+    PermissionDeniedException,
+    TooManyRequestsException,
+)
+from litestar.params import Body, FromQuery
 from litestar.response import Redirect, Template
+from litestar.types import Scope
 
 from skincare_core.jobs.ops import OpsService, Selection
 from skincare_core.jobs.outcomes import RECENT
-from skincare_http.ops.operator import COOKIE
+from skincare_http.ops.operator import COOKIE, OperatorGuard, client_address
 
+JOBS = "/ops/jobs/"
 Ops = NamedDependency[OpsService]
+Guard = NamedDependency[OperatorGuard]
 Form = Annotated[dict[str, str], Body(media_type=RequestEncodingType.URL_ENCODED)]
+
+
+def job_id_in_path(scope: Scope) -> str:
+    """The job id a `/ops/jobs/<quoted id>` path names, from the path as sent: the decoded path
+    has lost which `/` were `%2F`. A literal `?` starts a query some servers leave in it."""
+    raw = (scope.get("raw_path") or scope["path"].encode()).partition(b"?")[0]
+    return unquote(raw.partition(JOBS.encode())[2].decode("latin-1"), encoding="utf-8")
+
+
+def _selected_id(job_id: str | None) -> str | None:
+    """The job id of a selection (empty: none); 400 for one no store can hold (a NUL)."""
+    if job_id and "\0" in job_id:
+        raise ClientException("a job id cannot contain NUL")
+    return job_id or None
 
 
 @get("/")
@@ -31,10 +56,13 @@ async def overview(ops: Ops) -> Template:
     return Template("overview.html", context=context)
 
 
-@get("/jobs/{job_id:str}")
-async def dead_job(ops: Ops, job_id: FromPath[str]) -> Template:
-    """One dead job: type, payload, attempts, error and when it died."""
-    item = await ops.dead_job(job_id)
+@get("/jobs/{quoted:path}")
+async def dead_job(ops: Ops, request: Request[object, object, State]) -> Template:
+    """One dead job (its id quoted whole in the path): type, payload, attempts, error and when
+    it died."""
+    job_id = job_id_in_path(request.scope)
+    # No store holds an id with a NUL (PostgreSQL refuses one in text): no such job.
+    item = None if "\0" in job_id else await ops.dead_job(job_id)
     if item is None:
         raise NotFoundException(f"no dead job {job_id}")
     return Template("job.html", context={"dead": item})
@@ -45,7 +73,7 @@ async def preview(
     ops: Ops, action: FromQuery[str], job_id: FromQuery[str | None], error: FromQuery[str | None]
 ) -> Template:
     """What a redrive (or purge) would move, with the button that confirms it."""
-    selection = Selection(job_id=job_id or None, error=error)
+    selection = Selection(job_id=_selected_id(job_id), error=error)
     moving = await ops.preview(Selection() if action == "purge" else selection)
     context = {"action": action, "selection": selection, "moving": moving}
     return Template("preview.html", context=context)
@@ -54,7 +82,8 @@ async def preview(
 @post("/redrive")
 async def redrive(ops: Ops, data: Form) -> Redirect:
     """Send the confirmed selection back to its queues."""
-    moved = await ops.redrive(Selection(job_id=data.get("job_id") or None, error=data.get("error")))
+    selection = Selection(job_id=_selected_id(data.get("job_id")), error=data.get("error"))
+    moved = await ops.redrive(selection)
     return Redirect(f"/ops/?moved={moved}")
 
 
@@ -72,14 +101,30 @@ async def sign_in_form() -> Template:
 
 
 @post("/sign-in")
-async def sign_in(data: Form) -> Response[None]:
-    """Keep the token in an HttpOnly cookie; the guard checks it on every later request."""
+async def sign_in(
+    guard: Guard, request: Request[object, object, State], data: Form
+) -> Response[None] | Template:
+    """Check the token, then keep it in an HttpOnly cookie that the guard checks on every later
+    request; a token that does not let an operator in shows the form again (401, 403, or 429
+    while the client is locked out)."""
+    token = data.get("token", "")
+    try:
+        guard.check(token, client_address(request))
+    except (NotAuthorizedException, PermissionDeniedException, TooManyRequestsException) as refused:
+        context = {"refused": refused.detail}
+        return Template("sign_in.html", context=context, status_code=refused.status_code)
     response = Redirect("/ops/")
-    response.set_cookie(
-        COOKIE, data.get("token", ""), httponly=True, samesite="strict", path="/ops"
-    )
+    response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/ops")
+    return response
+
+
+@post("/sign-out")
+async def sign_out() -> Response[None]:
+    """Forget the operator's token: the session cookie is cleared."""
+    response = Redirect("/ops/sign-in")
+    response.delete_cookie(COOKIE, path="/ops")
     return response
 
 
 OPERATOR_ROUTES = [overview, dead_job, preview, redrive, purge]
-SIGN_IN_ROUTES = [sign_in_form, sign_in]
+SIGN_IN_ROUTES = [sign_in_form, sign_in, sign_out]

@@ -1,0 +1,54 @@
+"""Job ids no store can hold (a NUL: PostgreSQL refuses it in text) answer 404 or 400 from the
+ops page over the real Postgres adapters, never a 500."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from skincare_core.jobs.ops import OpsService
+from skincare_http.ops import create_ops_app
+from skincare_postgres import create_engine
+from skincare_postgres.dead_letters import PostgresDeadLetters
+from skincare_postgres.outcomes import PostgresJobOutcomes
+from skincare_postgres.stats import PostgresQueueStats
+from tests.http.ops_support import NAMES, OPS_TOKEN, SETTINGS
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+OPERATOR = {"Authorization": f"Bearer {OPS_TOKEN}"}
+
+
+@pytest.fixture
+async def pg_ops_app(http_database_url: str) -> AsyncIterator[Litestar]:
+    engine = create_engine(http_database_url)
+    ops = OpsService(
+        dead_letters=PostgresDeadLetters(engine),
+        stats=PostgresQueueStats(engine),
+        queue_names=NAMES,
+        outcomes=PostgresJobOutcomes(engine),
+    )
+    yield create_ops_app(ops=ops, settings=SETTINGS)
+    await engine.dispose()
+
+
+@pytest.mark.parametrize("path", ["/ops/jobs/%00", "/ops/jobs/abc%00def"])
+async def test_a_nul_in_a_job_page_is_not_found(pg_ops_app: Litestar, path: str) -> None:
+    async with AsyncTestClient(app=pg_ops_app) as client:
+        assert (await client.get(path, headers=OPERATOR)).status_code == 404
+
+
+async def test_a_nul_in_a_preview_is_a_bad_request(pg_ops_app: Litestar) -> None:
+    async with AsyncTestClient(app=pg_ops_app) as client:
+        url = "/ops/preview?action=redrive&job_id=%00"
+        assert (await client.get(url, headers=OPERATOR)).status_code == 400
+
+
+async def test_a_nul_in_a_redrive_is_a_bad_request(pg_ops_app: Litestar) -> None:
+    async with AsyncTestClient(app=pg_ops_app) as client:
+        await client.get("/ops/", headers=OPERATOR)
+        form = {"job_id": "a\0b", "_csrf_token": client.cookies["csrftoken"]}
+        answer = await client.post("/ops/redrive", data=form, headers=OPERATOR)
+        assert answer.status_code == 400
