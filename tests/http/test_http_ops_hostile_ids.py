@@ -11,10 +11,12 @@ from litestar.testing import AsyncTestClient
 
 from skincare_core.jobs.ops import OpsService
 from skincare_http.ops import create_ops_app
-from skincare_postgres import create_engine
-from skincare_postgres.dead_letters import PostgresDeadLetters
-from skincare_postgres.outcomes import PostgresJobOutcomes
-from skincare_postgres.stats import PostgresQueueStats
+from skincare_postgres import (
+    PostgresDeadLetters,
+    PostgresJobOutcomes,
+    PostgresQueueStats,
+    create_engine,
+)
 from tests.http.ops_support import NAMES, OPS_TOKEN, SETTINGS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
