@@ -1,5 +1,5 @@
 """A real SMTP server that refuses for a while: under a retry policy every e-mail arrives once
-the server accepts again, and none is dead-lettered (issue 19, fault 2, with short timings)."""
+the server accepts again, and none is dead-lettered (a provider outage, with short timings)."""
 
 from __future__ import annotations
 
