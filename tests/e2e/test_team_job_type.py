@@ -23,7 +23,7 @@ from tests.e2e.e2e_client import base_env
 from tests.e2e.warehouse_worker import SYNC_WAREHOUSE_STOCK
 
 pytestmark = pytest.mark.slow
-README = Path(__file__).parents[2] / "README.md"
+GUIDE = Path(__file__).parents[2] / "docs" / "guides" / "job-types.md"
 
 
 async def _add_to_cart_and_sync(database_url: str, shop: SeededShop) -> Job:
@@ -84,10 +84,10 @@ def test_sync_warehouse_stock_runs_in_the_teams_worker_process(
     assert anyio.run(_cart_and_dead_count, database_url, shop) == (2, 0)
 
 
-def test_the_readme_example_worker_runs_the_job(
+def test_the_guide_example_worker_runs_the_job(
     database_url: str, shop: SeededShop, home: Path
 ) -> None:
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+    blocks = re.findall(r"```python\n(.*?)```", GUIDE.read_text(), re.S)
     [example] = [b for b in map(textwrap.dedent, blocks) if b.startswith("# warehouse_worker.py")]
     (home / "readme_worker.py").write_text(example)
     env, _ = base_env(database_url, home)

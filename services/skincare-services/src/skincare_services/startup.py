@@ -16,7 +16,7 @@ T = TypeVar("T")
 def settings_or_exit(service: Service = "worker") -> Settings:
     """Settings from the environment, then logging for `service`; a bad value exits 2.
 
-    The default suits a team's own worker entry point (README, "Adding a job type").
+    The default suits a team's own worker entry point (`docs/guides/job-types.md`).
     """
     settings = loaded_or_exit(load_settings)
     configure_logging(settings.log_level, service=service)

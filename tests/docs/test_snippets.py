@@ -1,4 +1,8 @@
-"""The README's runnable examples run, and print what the README says they print."""
+"""The documentation's runnable examples run, and print what their pages say they print.
+
+A runnable example is a `python` block whose first line is `# runnable: NAME`, in README.md or
+any page under docs/.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 _BLOCK = re.compile(r"```python\n# runnable: (?P<name>[^\n]+)\n(?P<code>.*?)```", re.S)
-EXAMPLES = {m["name"]: m["code"] for m in _BLOCK.finditer(README.read_text())}
+EXAMPLES = {m["name"]: m["code"] for page in PAGES for m in _BLOCK.finditer(page.read_text())}
 PRINTS = {
     "delayed jobs": "due: remind_unpaid\n",
     "named queues": "process_payment first, with 1000 PDFs waiting on bulk\n",
@@ -27,6 +32,11 @@ PRINTS = {
 
 def test_every_scheduling_feature_has_a_runnable_example() -> None:
     assert set(EXAMPLES) == set(PRINTS)
+
+
+def test_no_two_examples_share_a_name() -> None:
+    names = [m["name"] for page in PAGES for m in _BLOCK.finditer(page.read_text())]
+    assert sorted(names) == sorted(set(names))
 
 
 @pytest.mark.parametrize("name", sorted(PRINTS))
