@@ -8,7 +8,6 @@ one is a 401 that counts against the client's address in the sign-in limit.
 from __future__ import annotations
 
 import hmac
-from typing import Any
 
 from litestar.connection import ASGIConnection
 from litestar.datastructures import State
@@ -20,7 +19,7 @@ from skincare_http.auth import ALGORITHM
 from skincare_http.ops.sign_in_limit import SignInLimit
 
 COOKIE = "skincare_ops"
-OpsConnection = ASGIConnection[Any, object, object, State]
+OpsConnection = ASGIConnection[BaseRouteHandler, object, object, State]
 ADMIN = "admin"
 
 
