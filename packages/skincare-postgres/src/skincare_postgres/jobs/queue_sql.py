@@ -30,23 +30,33 @@ class Claimed(NamedTuple):
 # it locks) keeps each row's available_at from before the lease: when the job became due.
 # `floor` (claim_floor.py) skips the index entries of finished jobs a held xmin keeps; with a
 # custom plan per run a NULL floor folds away.
+# The update finds the locked rows by ctid (a TID scan, one heap fetch each), not by id: a join
+# on id is planned from the row estimate, and an analyze that finds almost no live rows among
+# the tuples a held xmin keeps makes one primary-key lookup look dearer than a scan of the whole
+# table, which the join then ran once per claimed row. A row a concurrent commit moved to a
+# newer version after the statement's snapshot is left ready for the next claim.
 CLAIM = """
 WITH due AS (
-    SELECT id, available_at FROM jobs
+    SELECT ctid, available_at FROM jobs
     WHERE status = 'ready' AND queue = %(queue)s AND available_at <= now()
         AND (CAST(%(floor)s AS timestamptz) IS NULL OR available_at >= %(floor)s)
     ORDER BY available_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED)
 UPDATE jobs SET attempts = attempts + 1, receipt = gen_random_uuid(),
     available_at = now() + %(visibility)s, lease_expires_at = now() + %(visibility)s
-FROM due WHERE jobs.id = due.id
+FROM due WHERE jobs.ctid = due.ctid
 RETURNING jobs.id, jobs.body, jobs.attempts, jobs.receipt::text AS receipt,
     due.available_at AS due_at
 """
 
+# The earliest due time as the first row along ix_jobs_claim: ordered, so the claim
+# connection's enable_sort=off keeps it on the index whatever the row estimate. A min() could
+# be planned as a bitmap scan reading every entry past the floor (every lease's included).
 NEXT_VISIBLE = """
-SELECT EXTRACT(EPOCH FROM min(available_at) - now())::float8 AS seconds
-FROM jobs WHERE status = 'ready' AND queue = %(queue)s
-    AND (CAST(%(floor)s AS timestamptz) IS NULL OR available_at >= %(floor)s)
+SELECT EXTRACT(EPOCH FROM (
+    SELECT available_at FROM jobs
+    WHERE status = 'ready' AND queue = %(queue)s
+        AND (CAST(%(floor)s AS timestamptz) IS NULL OR available_at >= %(floor)s)
+    ORDER BY available_at LIMIT 1) - now())::float8 AS seconds
 """
 
 # A running job (a live lease) is left alone: only a waiting or scheduled row is deleted.
