@@ -31,9 +31,8 @@ from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Job, Message, new_job
 from skincare_core.jobs.router import Router
 from skincare_core.jobs.worker import Worker
-from skincare_postgres import PostgresQueue, create_engine, upgrade
+from skincare_postgres import PostgresQueue, PostgresSink, create_engine, upgrade
 from skincare_postgres.engine import libpq_conninfo
-from skincare_postgres.sink import PostgresSink
 
 
 @attrs.frozen

@@ -25,9 +25,9 @@ _Conn = psycopg.AsyncConnection[tuple[object, ...]]
 
 async def _add(admin: _Conn, rows: int, due: str = "now()") -> None:
     await admin.execute(
-        "INSERT INTO jobs (id, type, body, available_at) SELECT gen_random_uuid()::text, 'noop',"
-        f' \'{{"id": "x", "type": "noop", "payload": {{}}}}\', {due}'
-        " FROM generate_series(1, %s)",
+        "INSERT INTO jobs (id, type, body, available_at) SELECT id, 'noop',"
+        " json_build_object('id', id, 'type', 'noop', 'payload', json_build_object())::text,"
+        f" {due} FROM (SELECT gen_random_uuid()::text AS id FROM generate_series(1, %s)) AS fresh",
         [rows],
     )
 

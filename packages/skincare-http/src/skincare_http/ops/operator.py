@@ -10,7 +10,7 @@ from __future__ import annotations
 import hmac
 
 from litestar.connection import ASGIConnection
-from litestar.datastructures import State
+from litestar.datastructures import Address, State
 from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
 from litestar.handlers.base import BaseRouteHandler
 from litestar.security.jwt import Token
@@ -41,7 +41,7 @@ class OperatorGuard:
 
     def __call__(self, connection: OpsConnection, _: BaseRouteHandler) -> None:
         """Raise 401 without a usable credential, 403 for a signed-in non-operator."""
-        self.check(_credential(connection), client_address(connection))
+        self.check(_credential(connection), client_address(connection.client))
 
     def check(self, credential: str, address: str) -> None:
         """Raise 401 unless `credential` is the ops token or a valid JWT, 403 unless an admin's,
@@ -83,6 +83,7 @@ def _credential(connection: OpsConnection) -> str:
     return connection.cookies.get(COOKIE, "")
 
 
-def client_address(connection: OpsConnection) -> str:
-    """The address the request came from (empty when the server does not say)."""
-    return connection.client.host if connection.client else ""
+def client_address(client: Address | None) -> str:
+    """The address a request came from, given its `connection.client` (empty when the server
+    does not say)."""
+    return client.host if client else ""

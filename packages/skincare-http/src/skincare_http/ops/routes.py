@@ -109,7 +109,7 @@ async def sign_in(
     while the client is locked out)."""
     token = data.get("token", "")
     try:
-        guard.check(token, client_address(request))
+        guard.check(token, client_address(request.client))
     except (NotAuthorizedException, PermissionDeniedException, TooManyRequestsException) as refused:
         context = {"refused": refused.detail}
         return Template("sign_in.html", context=context, status_code=refused.status_code)
