@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import anyio
@@ -45,10 +46,10 @@ async def test_old_form_messages_run_on_the_shops_definitions(
         {"id": "d", "type": "send_confirmation_email", "payload": {"order_id": "4x"}},
     ]
     for body in old:
-        text = json.dumps(body)
-        await anyio.to_thread.run_sync(
-            lambda t=text: sqs_client.send_message(QueueUrl=urls.queue_url, MessageBody=t)
+        send = partial(
+            sqs_client.send_message, QueueUrl=urls.queue_url, MessageBody=json.dumps(body)
         )
+        await anyio.to_thread.run_sync(send)
     definitions = Definitions(
         CONFIRMATION_EMAIL.with_handler(record),
         INVOICE_PDF.with_handler(record),
