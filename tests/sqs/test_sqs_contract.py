@@ -37,16 +37,3 @@ class TestSqsQueueContract(QueueContract):
                 sink=backend.sink,
                 outcomes=backend.outcomes,
             )
-
-    @pytest.mark.skip(reason="snooze on SQS is not built yet: a snooze still spends a receive")
-    async def test_a_snooze_spends_no_attempt_and_counts_a_snooze(
-        self, subject: QueueSubject
-    ) -> None:
-        """SQS counts every receive (ApproximateReceiveCount); giving one back needs the
-        snooze count kept beside the message (the ledger or a resent message's attribute)."""
-
-    @pytest.mark.skip(reason="snooze on SQS is not built yet: a snooze still spends a receive")
-    async def test_a_snooze_delay_hides_the_job_until_it_passes(
-        self, subject: QueueSubject
-    ) -> None:
-        """As above."""
