@@ -287,6 +287,17 @@ class DeliveryContract(QueueStatsContract):
         assert (again.job, again.attempts) == (job, 1)
         assert await subject.dead_letters.count() == 0
 
+    async def test_a_redriven_job_starts_over_its_snoozes(self, subject: QueueSubject) -> None:
+        job = new_job("contract")
+        await enqueue(subject.queue, job)
+        await subject.queue.retry_many([Retry(await receive_one(subject), timedelta(0), True)])
+        snoozed = await receive_one(subject)
+        assert snoozed.snoozes == 1
+        await subject.queue.dead_letter_many([Burial(snoozed, "Snooze: too many")])
+        assert await subject.dead_letters.redrive(job.id) is True
+        again = await receive_one(subject)
+        assert (again.job, again.attempts, again.snoozes) == (job, 1, 0)
+
     async def test_redrive_all_by_type_leaves_other_types_dead(self, subject: QueueSubject) -> None:
         keep, send = new_job("contract.keep"), new_job("contract.send")
         await _bury(subject, keep)
