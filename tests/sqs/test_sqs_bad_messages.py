@@ -30,7 +30,7 @@ BAD_BODIES = {
     "not-json": ("{not json", "not a valid job"),
     "json-list": ('["id", "t"]', "expected a JSON object"),
     "missing-type": ('{"id": "1", "payload": {}}', "type"),
-    "number-in-payload": ('{"id": "1", "type": "t", "payload": {"n": 1}}', "payload"),
+    "float-in-payload": ('{"id": "1", "type": "t", "payload": {"n": 1.5}}', "a fraction"),
     "extra-field": ('{"id": "1", "type": "t", "extra": true}', "extra"),
     "empty-id": ('{"id": "", "type": "t"}', "non-empty"),
     "oversized": (_OVERSIZED, "262144"),
