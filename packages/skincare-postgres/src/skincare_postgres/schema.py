@@ -226,10 +226,20 @@ jobs = Table(
     Column("queue", Text, nullable=False, server_default="default"),
     # While the job is live (ready, scheduled or running) no other live job has this key.
     Column("unique_key", Text, nullable=True),
+    # Within its queue: 1 is claimed first, 4 last (skincare_core.jobs.priority).
+    Column("priority", SmallInteger, nullable=False, server_default=text("2")),
     _one_of("status", JOB_STATUSES),
     CheckConstraint("attempts >= 0", name="attempts_not_negative"),
-    # The claim's index: one queue's ready rows in due order, so a claim reads only its queue.
-    Index("ix_jobs_claim", "queue", "available_at", postgresql_where=text("status = 'ready'")),
+    CheckConstraint("priority BETWEEN 1 AND 4", name="priority_in_range"),
+    # The claim's index: one queue's ready rows by priority, each in due order, so a claim
+    # reads only its queue, and each priority's due rows from the claim floor on.
+    Index(
+        "ix_jobs_claim",
+        "queue",
+        "priority",
+        "available_at",
+        postgresql_where=text("status = 'ready'"),
+    ),
     Index("ix_jobs_dead", "dead_at", postgresql_where=text("status = 'dead'")),
     Index(
         "uq_jobs_unique_key",

@@ -33,7 +33,7 @@ import anyio
 from skincare_core.jobs.envelope import Envelope, due_at
 from skincare_core.jobs.outcomes import JobOutcomes
 from skincare_core.jobs.ports import OutboxStorage
-from skincare_sqs.client import Sender, due_beyond_delay, now
+from skincare_sqs.client import Sender, due_beyond_delay, now, refuse_priorities
 
 
 class JobLedger(OutboxStorage, JobOutcomes, Protocol):
@@ -136,7 +136,8 @@ class SqsSink:
 
     async def enqueue_many(self, envelopes: Sequence[Envelope]) -> int:
         """Each envelope to its queue; how many were added. A queue without an SQS queue is a
-        ValueError before anything is sent."""
+        ValueError before anything is sent; so is a priority (PriorityUnsupported)."""
+        refuse_priorities(envelopes)
         for envelope in envelopes:
             self._sender(envelope.queue)
         relayed = [e for e in envelopes if self._outbox.claimed(e.job.id)]

@@ -41,6 +41,7 @@ from skincare_sqs.client import (
     SqsUnavailable,
     call,
     now,
+    refuse_priorities,
 )
 from skincare_sqs.dead_letters import DeadLettering, SqsDeadLetters
 from skincare_sqs.ledger import JobLedger, enqueue_through
@@ -113,6 +114,7 @@ class SqsQueue:
         minutes from now waits in the ledger's outbox until the relay sends it. Without one: a
         delay of at most 15 minutes (DelaySeconds) and no key (ValueError before any request).
         """
+        refuse_priorities([envelope])
         if self._ledger is not None:
             return await enqueue_through(self._ledger, self._sender, envelope)
         if envelope.unique_key is not None:
@@ -135,7 +137,8 @@ class SqsQueue:
     async def enqueue_many(self, envelopes: Sequence[Envelope]) -> int:
         """Send in SendMessageBatch calls of ten, each due time as DelaySeconds (capped at 15
         minutes). No ledger is consulted: this sends rows the relay claimed, whose keys the
-        ledger already checked. Returns how many were sent."""
+        ledger already checked. Returns how many were sent. A priority is PriorityUnsupported."""
+        refuse_priorities(envelopes)
         return await self._sender.send_many(envelopes)
 
     async def receive(self, max_messages: int = 1) -> builtins.list[Message]:

@@ -13,6 +13,7 @@ from skincare_core.jobs.errors import (
     InvalidJob,
     JobTooLarge,
     PermanentJobError,
+    PriorityUnsupported,
     RetryLater,
     Unavailable,
     UnknownJobType,
@@ -35,6 +36,7 @@ from skincare_core.jobs.ports import (
     ScheduleStore,
     Settlement,
 )
+from skincare_core.jobs.priority import DEFAULT_PRIORITY, LEAST_URGENT, MOST_URGENT
 from skincare_core.jobs.rate_limit import RateLimit, Throttle, throttled
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.jobs.retry import RetryPolicies, RetryPolicy, backoff_delay, full_jitter_delay
@@ -46,8 +48,11 @@ from skincare_core.jobs.tracing import JobTracer, NoTracer
 from skincare_core.jobs.worker import Worker
 
 __all__ = [
+    "DEFAULT_PRIORITY",
     "DEFAULT_QUEUE",
+    "LEAST_URGENT",
     "MAX_JOB_BYTES",
+    "MOST_URGENT",
     "Backend",
     "Burial",
     "DeadLetter",
@@ -71,6 +76,7 @@ __all__ = [
     "Outcome",
     "OutcomeCounts",
     "PermanentJobError",
+    "PriorityUnsupported",
     "Queue",
     "QueueCounts",
     "QueueRoutes",

@@ -157,9 +157,11 @@ class Outbox(Protocol):
         delay: timedelta | None = None,
         not_before: datetime | None = None,
         unique_key: str | None = None,
+        priority: int | None = None,
     ) -> bool:
         """Queue `job` if, and only if, this unit of work commits, on the queue its type is
-        routed to; delay, not_before and unique_key as `Queue.enqueue` (False: not added)."""
+        routed to; delay, not_before and unique_key as `Queue.enqueue` (False: not added);
+        `priority` as `enqueue`'s (None: the priority its type is routed with)."""
 
 
 class OutboxStorage(Protocol):

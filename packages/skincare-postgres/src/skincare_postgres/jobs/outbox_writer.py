@@ -36,6 +36,7 @@ class PostgresOutboxWriter:
             "key": envelope.unique_key,
             "not_before": envelope.not_before,
             "delay": envelope.delay or timedelta(0),
+            "priority": envelope.priority,
         }
         added = await self._driver.returned_row(sql.OUTBOX_ADD, params)
         if added:

@@ -25,7 +25,7 @@ from skincare_postgres.driver import Autocommit
 from skincare_postgres.engine import engine_timeouts, libpq_conninfo
 from skincare_postgres.jobs import queue_sql as sql
 from skincare_postgres.jobs.claim_batcher import ClaimBatcher
-from skincare_postgres.jobs.claim_floor import SWEEP_EVERY, ClaimFloor
+from skincare_postgres.jobs.claim_floor import SWEEP_EVERY, PriorityFloors
 from skincare_postgres.jobs.listener import JobListener
 from skincare_postgres.jobs.notifier import PostgresNotifier
 from skincare_postgres.jobs.outcomes import PRUNE_PARAMS, PruneSchedule
@@ -88,7 +88,7 @@ class PostgresQueue:
         self._own_channel = queue_channel(channel, name)
         self._listener = JobListener(conninfo, self._own_channel, connect_timeout=connect_timeout)
         self._batched_claims = ClaimBatcher(self._claim_rows)
-        self._floor = ClaimFloor(sweep_every=claim_sweep_every.total_seconds())
+        self._floor = PriorityFloors(sweep_every=claim_sweep_every.total_seconds())
         self._prune = PruneSchedule()
 
     async def __aenter__(self) -> PostgresQueue:
@@ -176,14 +176,14 @@ class PostgresQueue:
             "visibility": self._visibility,
             "limit": limit,
             "queue": self.name,
-            "floor": self._floor.for_claim(),
+            **sql.floor_params(self._floor.for_claim()),
         }
         try:
             rows = await self._claims.rows(sql.CLAIM, params, _CLAIMED)
         except BaseException:
             self._floor.failed()
             raise
-        self._floor.claimed(row.due_at for row in rows)
+        self._floor.claimed((row.priority, row.due_at) for row in rows)
         return await self._deliverable(rows)
 
     async def _deliverable(self, rows: Sequence[sql.Claimed]) -> list[Message]:
@@ -212,7 +212,7 @@ class PostgresQueue:
         await self._settles.run(sql.DEAD_LETTER, params)
 
     async def _until_next_visible(self) -> float:
-        params = {"queue": self.name, "floor": self._floor.floor}
+        params = {"queue": self.name, **sql.floor_params(self._floor.floors)}
         [row] = await self._claims.rows(sql.NEXT_VISIBLE, params, dict_row)
         seconds = row["seconds"]
         # A visible row we could not claim is being leased by someone else right now.

@@ -8,9 +8,11 @@ not NOTIFY in their own statement: `notifier.py` wakes the queues after the comm
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import NamedTuple
 
+from skincare_core.jobs.priority import PRIORITIES
 from skincare_postgres.jobs.outcomes_sql import COUNT_DONE, COUNT_FAILED
 
 
@@ -22,41 +24,71 @@ class Claimed(NamedTuple):
     attempts: int
     receipt: str
     due_at: datetime
+    priority: int
 
 
 # One statement claims a batch of one queue: SKIP LOCKED lets claimers pass each other; the
-# lease pushes available_at forward, so the partial index ix_jobs_claim (queue, available_at)
-# also finds expired leases, and walks only this queue's rows in due order. The CTE (run once:
-# it locks) keeps each row's available_at from before the lease: when the job became due.
-# `floor` (claim_floor.py) skips the index entries of finished jobs a held xmin keeps; with a
-# custom plan per run a NULL floor folds away.
+# lease pushes available_at forward, so the partial index ix_jobs_claim (queue, priority,
+# available_at) also finds expired leases. Each priority is a branch of its own that walks its
+# range of the index in due order from its floor (claim_floor.py: past the index entries of
+# finished jobs a held xmin keeps; with a custom plan per run a NULL floor folds away). The
+# branches run most urgent first and the outer LIMIT stops pulling (and locking) once it has
+# its rows, so a batch of urgent jobs never reads the less urgent ones; each branch is a
+# subquery of its own because a locking clause cannot apply to a UNION. The CTE (run once: it
+# locks) keeps each row's available_at from before the lease: when the job became due.
 # The update finds the locked rows by ctid (a TID scan, one heap fetch each), not by id: a join
 # on id is planned from the row estimate, and an analyze that finds almost no live rows among
 # the tuples a held xmin keeps makes one primary-key lookup look dearer than a scan of the whole
 # table, which the join then ran once per claimed row. A row a concurrent commit moved to a
 # newer version after the statement's snapshot is left ready for the next claim.
-CLAIM = """
+
+
+def floor_param(priority: int) -> str:
+    """The claim's parameter holding the floor of `priority`'s rows."""
+    return f"floor_{priority}"
+
+
+def floor_params(floors: Mapping[int, datetime | None]) -> dict[str, datetime | None]:
+    """The claim's floor parameters from each priority's floor (None: from the index's start)."""
+    return {floor_param(p): floors.get(p) for p in PRIORITIES}
+
+
+def _due_branch(priority: int) -> str:
+    floor = floor_param(priority)
+    return f"""SELECT * FROM (
+        SELECT ctid, available_at, priority FROM jobs
+        WHERE status = 'ready' AND queue = %(queue)s AND priority = {priority}
+            AND available_at <= now()
+            AND (CAST(%({floor})s AS timestamptz) IS NULL OR available_at >= %({floor})s)
+        ORDER BY available_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED) AS p{priority}"""
+
+
+def _first_due(priority: int) -> str:
+    floor = floor_param(priority)
+    return f"""(SELECT available_at FROM jobs
+        WHERE status = 'ready' AND queue = %(queue)s AND priority = {priority}
+            AND (CAST(%({floor})s AS timestamptz) IS NULL OR available_at >= %({floor})s)
+        ORDER BY available_at LIMIT 1)"""
+
+
+CLAIM = f"""
 WITH due AS (
-    SELECT ctid, available_at FROM jobs
-    WHERE status = 'ready' AND queue = %(queue)s AND available_at <= now()
-        AND (CAST(%(floor)s AS timestamptz) IS NULL OR available_at >= %(floor)s)
-    ORDER BY available_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED)
+    SELECT * FROM ({" UNION ALL ".join(_due_branch(p) for p in PRIORITIES)}) AS by_priority
+    LIMIT %(limit)s)
 UPDATE jobs SET attempts = attempts + 1, receipt = gen_random_uuid(),
     available_at = now() + %(visibility)s, lease_expires_at = now() + %(visibility)s
 FROM due WHERE jobs.ctid = due.ctid
 RETURNING jobs.id, jobs.body, jobs.attempts, jobs.receipt::text AS receipt,
-    due.available_at AS due_at
+    due.available_at AS due_at, jobs.priority
 """
 
-# The earliest due time as the first row along ix_jobs_claim: ordered, so the claim
+# The earliest due time, each priority's first row along ix_jobs_claim: ordered, so the claim
 # connection's enable_sort=off keeps it on the index whatever the row estimate. A min() could
 # be planned as a bitmap scan reading every entry past the floor (every lease's included).
-NEXT_VISIBLE = """
+NEXT_VISIBLE = f"""
 SELECT EXTRACT(EPOCH FROM (
-    SELECT available_at FROM jobs
-    WHERE status = 'ready' AND queue = %(queue)s
-        AND (CAST(%(floor)s AS timestamptz) IS NULL OR available_at >= %(floor)s)
-    ORDER BY available_at LIMIT 1) - now())::float8 AS seconds
+    SELECT min(available_at) FROM ({" UNION ALL ".join(_first_due(p) for p in PRIORITIES)})
+        AS firsts) - now())::float8 AS seconds
 """
 
 # A running job (a live lease) is left alone: only a waiting or scheduled row is deleted.
@@ -114,12 +146,13 @@ WITH settled AS (
 # costs more than the insert itself on a large batch.
 ENQUEUE = """
 WITH added AS (
-    INSERT INTO jobs (id, type, body, queue, unique_key, available_at)
-    SELECT id, type, body, queue, unique_key, COALESCE(not_before, now() + delay)
+    INSERT INTO jobs (id, type, body, queue, unique_key, available_at, priority)
+    SELECT id, type, body, queue, unique_key, COALESCE(not_before, now() + delay), priority
     FROM unnest(CAST(%(ids)b AS text[]), CAST(%(types)b AS text[]), CAST(%(bodies)b AS text[]),
         CAST(%(queues)b AS text[]), CAST(%(keys)b AS text[]),
-        CAST(%(not_befores)b AS timestamptz[]), CAST(%(delays)b AS interval[]))
-        AS row(id, type, body, queue, unique_key, not_before, delay)
+        CAST(%(not_befores)b AS timestamptz[]), CAST(%(delays)b AS interval[]),
+        CAST(%(priorities)b AS smallint[]))
+        AS row(id, type, body, queue, unique_key, not_before, delay, priority)
     ON CONFLICT DO NOTHING RETURNING queue)
 SELECT count(*) AS added, COALESCE(array_agg(DISTINCT queue), '{}') AS queues FROM added
 """
@@ -127,8 +160,8 @@ SELECT count(*) AS added, COALESCE(array_agg(DISTINCT queue), '{}') AS queues FR
 # In the business transaction, without NOTIFY: a transaction that notifies takes a
 # database-wide lock at commit. The unit of work wakes the queue once it has committed.
 OUTBOX_ADD = """
-INSERT INTO jobs (id, type, body, queue, unique_key, available_at)
+INSERT INTO jobs (id, type, body, queue, unique_key, available_at, priority)
 VALUES (%(id)s, %(type)s, %(body)s, %(queue)s, %(key)s,
-    COALESCE(CAST(%(not_before)s AS timestamptz), now() + %(delay)s))
+    COALESCE(CAST(%(not_before)s AS timestamptz), now() + %(delay)s), %(priority)s)
 ON CONFLICT DO NOTHING RETURNING 1
 """

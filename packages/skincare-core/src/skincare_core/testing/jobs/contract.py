@@ -24,6 +24,7 @@ from skincare_core.jobs.outcomes import JobOutcomes
 from skincare_core.jobs.ports import Burial, DeadLetters, JobSink, Queue, QueueStats, Retry
 from skincare_core.testing.jobs.ops_contract import OpsContract
 from skincare_core.testing.jobs.outcomes_contract import OutcomesContract
+from skincare_core.testing.jobs.priority_contract import PriorityContract
 from skincare_core.testing.jobs.scheduling_contract import NamedQueueContract, SchedulingContract
 from skincare_core.testing.jobs.stats_contract import QueueStatsContract
 
@@ -32,7 +33,8 @@ from skincare_core.testing.jobs.stats_contract import QueueStatsContract
 class QueueSubject:
     """The adapter under test: a queue, its backend's dead letters, its timing, its stats, and
     (for the scheduling and named-queue tests) `other`, a second named queue, and the backend's
-    `sink`; `outcomes` for the outcomes and ops tests."""
+    `sink`; `outcomes` for the outcomes and ops tests; `priorities` False for a backend that
+    refuses a priority (no order inside a queue)."""
 
     queue: Queue
     dead_letters: DeadLetters
@@ -42,6 +44,7 @@ class QueueSubject:
     other: Queue | None = None
     sink: JobSink | None = None
     outcomes: JobOutcomes | None = None
+    priorities: bool = True
 
 
 async def receive_one(subject: QueueSubject, within: float = 10.0) -> Message:
@@ -281,10 +284,15 @@ class DeliveryContract(QueueStatsContract):
 
 
 class QueueContract(
-    DeliveryContract, SchedulingContract, NamedQueueContract, OpsContract, OutcomesContract
+    DeliveryContract,
+    SchedulingContract,
+    NamedQueueContract,
+    OpsContract,
+    OutcomesContract,
+    PriorityContract,
 ):
-    """The whole contract: delivery, delays, unique keys, cancel, named queues, ops and the
-    jobs finished lately."""
+    """The whole contract: delivery, delays, unique keys, cancel, named queues, ops, the
+    jobs finished lately and priorities."""
 
 
 async def _stale_and_two_live(subject: QueueSubject) -> tuple[Message, Message, list[Message]]:

@@ -18,6 +18,7 @@ from skincare_core.jobs.envelope import Envelope, due_at
 from skincare_core.jobs.job import Job, Message
 from skincare_core.jobs.outcomes import RECENT, OutcomeCounts
 from skincare_core.jobs.ports import Burial, DeadLetter, QueueCounts, Retry
+from skincare_core.jobs.priority import DEFAULT_PRIORITY
 from skincare_core.jobs.routing import DEFAULT_QUEUE, check_queue_name
 from skincare_core.testing.jobs.memory_dead import MemoryDeadLetters
 from skincare_core.testing.jobs.memory_keys import UniqueKeys
@@ -33,6 +34,7 @@ class _Entry:
     receipt: str | None = None
     leased: bool = False
     unique_key: str | None = None
+    priority: int = DEFAULT_PRIORITY
 
 
 def _utc_now() -> datetime:
@@ -40,7 +42,8 @@ def _utc_now() -> datetime:
 
 
 class InMemoryQueue(MemoryDeadLetters):
-    """FIFO among visible jobs. `max_receives` mimics an SQS redrive policy when set.
+    """Visible jobs by priority (1 first), then earliest due, then enqueue order, as the
+    Postgres claim takes them. `max_receives` mimics an SQS redrive policy when set.
 
     Delays run on `monotonic`; a `not_before` time is turned into a delay with `wall_clock`.
     Give several queues one `unique_keys` to make a key unique across them (`InMemoryQueues`
@@ -67,6 +70,8 @@ class InMemoryQueue(MemoryDeadLetters):
         self._wall = wall_clock
         self._keys = UniqueKeys() if unique_keys is None else unique_keys
         self._entries: dict[str, _Entry] = {}
+        # A dead job keeps its priority for its redrive, as a table row would.
+        self._dead_priorities: dict[str, int] = {}
         self._seq = itertools.count()
         self._wakeup: anyio.Event | None = None
         self._outcomes = MinuteOutcomes(wall_clock)
@@ -83,9 +88,8 @@ class InMemoryQueue(MemoryDeadLetters):
     async def enqueue(self, envelope: Envelope) -> bool:
         """Add the envelope's job, due by this queue's wall clock; False if its unique key is
         held by a live job. The envelope is trusted: `Envelope` checked it."""
-        return self._add(
-            decode_job(envelope.body), due_at(envelope, self._wall()), envelope.unique_key
-        )
+        job, due = decode_job(envelope.body), due_at(envelope, self._wall())
+        return self._add(job, due, envelope.unique_key, envelope.priority)
 
     async def enqueue_many(self, envelopes: Sequence[Envelope]) -> int:
         """Add every envelope's job here; how many were added (unique keys honoured)."""
@@ -161,24 +165,25 @@ class InMemoryQueue(MemoryDeadLetters):
         """This queue's jobs acked (done) and dead-lettered (failed) in the window's minutes."""
         return {self.name: self._outcomes.recent(window)}
 
-    def _add(self, job: Job, due: datetime | None, unique_key: str | None) -> bool:
+    def _add(self, job: Job, due: datetime | None, unique_key: str | None, priority: int) -> bool:
         # A job id is live or dead at most once, as a table row keyed by id would be.
         if job.id in self._entries or job.id in self._dead:
             return False
         if not self._keys.take(unique_key, job.id):
             return False
         wait = 0.0 if due is None else max(0.0, (due - self._wall()).total_seconds())
-        entry = _Entry(job, next(self._seq), visible_at=self._now() + wait, unique_key=unique_key)
+        entry = _Entry(job, next(self._seq), visible_at=self._now() + wait)
+        entry.unique_key, entry.priority = unique_key, priority
         self._entries[job.id] = entry
         self._wake()
         return True
 
     def _revive(self, job: Job) -> None:
-        self._add(job, None, None)
+        self._add(job, None, None, self._dead_priorities.pop(job.id, DEFAULT_PRIORITY))
 
     def _claim(self, limit: int) -> builtins.list[Message]:
         now = self._now()
-        visible = sorted((e for e in self._entries.values() if e.visible_at <= now), key=_seq)
+        visible = sorted((e for e in self._entries.values() if e.visible_at <= now), key=_order)
         messages: list[Message] = []
         for entry in visible:
             if len(messages) == limit:
@@ -218,11 +223,12 @@ class InMemoryQueue(MemoryDeadLetters):
 
     def _bury(self, entry: _Entry, reason: str) -> None:
         self._remove(entry)
+        self._dead_priorities[entry.job.id] = entry.priority
         self._outcomes.add(failed=1)
         self._dead[entry.job.id] = DeadLetter(
             entry.job, entry.attempts, reason, datetime.now(UTC), self.name
         )
 
 
-def _seq(entry: _Entry) -> int:
-    return entry.seq
+def _order(entry: _Entry) -> tuple[int, float, int]:
+    return entry.priority, entry.visible_at, entry.seq
