@@ -211,6 +211,7 @@ def _worker(
         metrics=metrics,
         tracer=tracer,
         throttle=throttle_for(settings=settings, backend=backend, queue=queue),
+        job_timeouts=settings.job_timeouts,
     )
 
 

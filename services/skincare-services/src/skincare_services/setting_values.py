@@ -47,6 +47,24 @@ def parse_rate_limits(raw: str) -> RateLimits:
     return RateLimits(parse_worker_queues(raw))
 
 
+JobTimeouts = NewType("JobTimeouts", Mapping[str, timedelta])
+"""Job type -> how long one attempt of it may run before it is cancelled (and retried)."""
+
+NO_JOB_TIMEOUTS = JobTimeouts(MappingProxyType({}))
+
+
+def parse_job_timeouts(raw: str) -> JobTimeouts:
+    """`process_payment=30,send_daily_sales_summary=10m` as {job type: timeout}, each a positive
+    duration (`parse_duration`); ValueError when it is not that."""
+    timeouts: dict[str, timedelta] = {}
+    for part in raw.split(","):
+        job_type, _, duration = (piece.strip() for piece in part.partition("="))
+        if not job_type or job_type in timeouts:
+            raise ValueError(part)
+        timeouts[job_type] = parse_duration(duration)
+    return JobTimeouts(MappingProxyType(timeouts))
+
+
 def parse_duration(raw: str) -> timedelta:
     """`24h`, `30m`, `900s`, `1d` or plain seconds, positive; ValueError otherwise."""
     found = _DURATION.fullmatch(raw.strip().lower())

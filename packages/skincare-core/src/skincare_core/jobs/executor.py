@@ -63,12 +63,16 @@ class Executor:
         self._finished(message, _outcome(settlement), time.perf_counter() - started)
         return settlement
 
-    def interrupted(self, message: Message, *, timed_out: bool, ran: float) -> Settlement:
-        """What becomes of a job the worker stopped after `ran` seconds: past its timeout it
-        failed (the attempt counts); stopped at shutdown it runs again at once."""
+    def interrupted(
+        self, message: Message, *, timed_out: bool, ran: float, timeout: float | None = None
+    ) -> Settlement:
+        """What becomes of a job the worker stopped after `ran` seconds: past its timeout
+        (`timeout`, None: the executor's) it failed (the attempt counts); stopped at shutdown
+        it runs again at once."""
         if timed_out:
-            timeout = TimeoutError(f"ran longer than the job timeout of {self._job_timeout:g} s")
-            settlement = self.failed(message, timeout)
+            seconds = self._job_timeout if timeout is None else timeout
+            timeout_error = TimeoutError(f"ran longer than the job timeout of {seconds:g} s")
+            settlement = self.failed(message, timeout_error)
             self._finished(message, _outcome(settlement), ran)
             return settlement
         logger.warning("job.cancelled", extra=job_fields(message, delay=0.0))

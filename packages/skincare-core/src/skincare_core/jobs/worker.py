@@ -6,7 +6,7 @@ import logging
 import random
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 
 import anyio
@@ -52,14 +52,17 @@ class Changes:
 
 class Slot:
     """One running job: its runner's cancel scope, when it started, when its lease was last
-    renewed, and whether the watchdog stopped it."""
+    renewed, when its type's timeout stops it, and whether the watchdog did."""
 
-    __slots__ = ("message", "renewed", "scope", "started", "timed_out")
+    __slots__ = ("deadline", "message", "renewed", "scope", "started", "timed_out")
 
-    def __init__(self, message: Message, scope: anyio.CancelScope, now: float) -> None:
+    def __init__(
+        self, message: Message, scope: anyio.CancelScope, now: float, timeout: float
+    ) -> None:
         self.message = message
         self.scope = scope
         self.started = self.renewed = now
+        self.deadline = now + timeout
         self.timed_out = False
 
 
@@ -72,7 +75,8 @@ class Worker:
     each job and says what becomes of it, and a `Completer` settles it in batches while the
     runner goes on. One watchdog enforces job timeouts and one heartbeat keeps leases; a
     `throttle` may shrink or delay each claim. `max_attempts` and `backoff` are the retry
-    rule of every job type `retry_policies` leaves out. A settlement the queue cannot take
+    rule of every job type `retry_policies` leaves out; `job_timeout` the timeout of every job
+    type `job_timeouts` (job type -> timeout) leaves out. A settlement the queue cannot take
     (`Unavailable`) is retried while the job's lease holds, its slot taken meanwhile.
     """
 
@@ -92,12 +96,14 @@ class Worker:
         metrics: JobMetrics | None = None,
         tracer: JobTracer | None = None,
         throttle: Throttle | None = None,
+        job_timeouts: Mapping[str, timedelta] | None = None,
     ) -> None:
         if concurrency < 1 or max_attempts < 1 or receive_batch < 1:
             raise ValueError("concurrency, max_attempts and receive_batch must be >= 1")
+        timeouts = [job_timeout, *(job_timeouts or {}).values()]
         # A zero visibility makes the heartbeat sleep 0 s: a busy loop extending every lease.
-        if visibility_timeout <= timedelta(0) or job_timeout <= timedelta(0):
-            raise ValueError("visibility_timeout and job_timeout must be positive")
+        if visibility_timeout <= timedelta(0) or min(timeouts) <= timedelta(0):
+            raise ValueError("visibility_timeout and every job timeout must be positive")
         self._queue = queue
         self._metrics = metrics or NoMetrics()
         self._executor = Executor(
@@ -119,6 +125,9 @@ class Worker:
         )
         self._concurrency = concurrency
         self._job_timeout = job_timeout.total_seconds()
+        self._job_timeouts = {t: d.total_seconds() for t, d in (job_timeouts or {}).items()}
+        # No job starting from now on has its deadline sooner than this from now.
+        self._shortest_timeout = min(t.total_seconds() for t in timeouts)
         self._visibility = visibility_timeout
         self._grace = shutdown_grace.total_seconds()
         self._throttle = throttle
@@ -282,7 +291,8 @@ class Worker:
                     await self._run_one(runner, message, scope)
 
     async def _run_one(self, runner: int, message: Message, scope: anyio.CancelScope) -> None:
-        slot = self._slots[runner] = Slot(message, scope, _now())
+        timeout = self._job_timeouts.get(message.job.type, self._job_timeout)
+        slot = self._slots[runner] = Slot(message, scope, _now(), timeout)
         # Every line logged while the job runs carries these.
         fields = bind_fields(
             job_id=message.job.id, type=message.job.type, attempts=message.attempts
@@ -292,7 +302,9 @@ class Worker:
             settlement = await self._executor.run(message)
         except anyio.get_cancelled_exc_class():
             ran = _now() - slot.started
-            settlement = self._executor.interrupted(message, timed_out=slot.timed_out, ran=ran)
+            settlement = self._executor.interrupted(
+                message, timed_out=slot.timed_out, ran=ran, timeout=timeout
+            )
             raise
         finally:
             unbind_fields(fields)
@@ -336,27 +348,22 @@ class Worker:
                 self._completer.extend([s.message for s in due], renewed, self._visibility)
 
     async def _enforce_timeouts(self) -> None:
-        """Forever: cancel each job still running `job_timeout` seconds after it started.
+        """Forever: cancel each job still running past its type's timeout.
 
-        One loop sleeping until the oldest deadline replaces a timer per job; the slots are
-        in start order (a dict keeps insertion order).
+        One loop sleeping until the nearest deadline replaces a timer per job. It never sleeps
+        longer than the shortest timeout, so a job that starts meanwhile is not overslept.
         """
         while True:
             await anyio.sleep(self._next_deadline() - _now())
             now = _now()
             for slot in list(self._slots.values()):
-                if now - slot.started < self._job_timeout:
-                    break
-                if not slot.timed_out:
+                if not slot.timed_out and slot.deadline <= now:
                     slot.timed_out = True
                     slot.scope.cancel()
 
     def _next_deadline(self) -> float:
-        for slot in self._slots.values():
-            if not slot.timed_out:
-                return slot.started + self._job_timeout
-        # Any job starting from now on has its deadline after this one.
-        return _now() + self._job_timeout
+        waiting = [slot.deadline for slot in self._slots.values() if not slot.timed_out]
+        return min([*waiting, _now() + self._shortest_timeout])
 
     async def _drain(self, pool: anyio.CancelScope) -> None:
         logger.info("worker.draining", extra={"in_flight": self.in_flight})

@@ -1,0 +1,48 @@
+"""The settings of per-type job limits: SKINCARE_JOB_TIMEOUTS (and, beside it, the concurrency
+caps): parsed into their types, each bad value refused in one line naming its variable."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from skincare_services.settings import SettingsError, load_settings
+from tests.services.test_settings import REQUIRED
+
+_TIMEOUTS = "SKINCARE_JOB_TIMEOUTS: expected type=duration pairs like process_payment=30"
+
+
+def test_job_timeouts_default_to_none_and_parse_durations() -> None:
+    assert dict(load_settings(REQUIRED).job_timeouts) == {}
+    raw = "process_payment=30, send_daily_sales_summary=10m"
+    settings = load_settings({**REQUIRED, "SKINCARE_JOB_TIMEOUTS": raw})
+    assert dict(settings.job_timeouts) == {
+        "process_payment": timedelta(seconds=30),
+        "send_daily_sales_summary": timedelta(minutes=10),
+    }
+
+
+@pytest.mark.parametrize("raw", ["process_payment", "a=0", "a=soon", "=30", "a=1,a=2", ","])
+def test_a_bad_job_timeout_names_its_variable_in_one_line(raw: str) -> None:
+    with pytest.raises(SettingsError) as caught:
+        load_settings({**REQUIRED, "SKINCARE_JOB_TIMEOUTS": raw})
+    assert str(caught.value).startswith(f"{_TIMEOUTS}")
+    assert str(caught.value).endswith(f"got {raw!r}")
+    assert "\n" not in str(caught.value)
+
+
+@given(
+    st.dictionaries(
+        st.from_regex(r"[a-z][a-z0-9_.]{0,30}", fullmatch=True),
+        st.integers(min_value=1, max_value=86_400),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_any_set_of_job_timeouts_reads_back_as_written(timeouts: dict[str, int]) -> None:
+    raw = ",".join(f"{job_type}={seconds}" for job_type, seconds in timeouts.items())
+    settings = load_settings({**REQUIRED, "SKINCARE_JOB_TIMEOUTS": raw})
+    assert dict(settings.job_timeouts) == {t: timedelta(seconds=s) for t, s in timeouts.items()}
