@@ -287,3 +287,16 @@ job_outcomes = Table(
     Column("failed", BigInteger, nullable=False, server_default=text("0")),
     PrimaryKeyConstraint("queue", "minute", "slot"),
 )
+
+# A job claimed under a concurrency cap: its cap and the lease it was claimed with. It counts
+# toward the cap while the job's row holds that receipt unexpired (so an ack, a retry, a
+# dead letter or an expired lease frees the slot without a write here); the next claim of the
+# cap deletes the rows that no longer count (jobs/capped_claims.py).
+job_cap_leases = Table(
+    "job_cap_leases",
+    metadata,
+    Column("cap", Text, nullable=False),
+    Column("job_id", Text, nullable=False),
+    Column("receipt", UUID(as_uuid=False), nullable=False),
+    PrimaryKeyConstraint("cap", "job_id"),
+)

@@ -13,6 +13,7 @@ from datetime import timedelta
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.caps import NO_CAPS, ConcurrencyCaps
 from skincare_core.jobs.routing import DEFAULT_QUEUE
 from skincare_postgres.jobs.dead_letters import PostgresDeadLetters
 from skincare_postgres.jobs.job_ledger import PostgresJobLedger
@@ -33,9 +34,11 @@ async def postgres_backend(
     visibility_timeout: timedelta = timedelta(seconds=30),
     poll_interval: timedelta = timedelta(seconds=1),
     notifier: PostgresNotifier | None = None,
+    caps: ConcurrencyCaps = NO_CAPS,
 ) -> AsyncIterator[Backend]:
     """The jobs table as one `PostgresQueue` per named queue in `queues`, and the dead letters,
-    the sink, the stats and the finished jobs (job_outcomes) of every queue.
+    the sink, the stats and the finished jobs (job_outcomes) of every queue. `caps`: the
+    concurrency caps every queue's claims honour, counted across every process.
 
     No relay runs: the unit of work's outbox row is the queue row, so `outbox` is None. A queue
     opens its connections (two, and one to LISTEN) when it is first used. Every enqueue wakes
@@ -51,6 +54,7 @@ async def postgres_backend(
                 visibility_timeout=visibility_timeout,
                 poll_interval=poll_interval,
                 notifier=notifier,
+                caps=caps,
             )
             served[name] = await stack.enter_async_context(queue)
         yield Backend(

@@ -15,6 +15,7 @@ import anyio
 from psycopg.rows import class_row, dict_row
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from skincare_core.jobs.caps import NO_CAPS, ConcurrencyCaps
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import Message
@@ -24,6 +25,7 @@ from skincare_postgres.connection import DedicatedConnection
 from skincare_postgres.driver import Autocommit
 from skincare_postgres.engine import engine_timeouts, libpq_conninfo
 from skincare_postgres.jobs import queue_sql as sql
+from skincare_postgres.jobs.capped_claims import CappedClaims
 from skincare_postgres.jobs.claim_batcher import ClaimBatcher
 from skincare_postgres.jobs.claim_floor import SWEEP_EVERY, PriorityFloors
 from skincare_postgres.jobs.listener import JobListener
@@ -43,6 +45,9 @@ _CLAIMED = class_row(sql.Claimed)
 # The claim must walk ix_jobs_claim in order. When the statistics lag a burst of enqueues, a
 # LIMIT above the planner's estimate of ready rows makes it read and sort the whole backlog.
 _CLAIM_SETTINGS = {"enable_sort": "off"}
+# After a claim a cap held a job back, the next looks this soon: a slot may free any moment,
+# in any process, and no notification says so.
+_HELD_BACK_POLL = 0.01
 
 
 class PostgresQueue:
@@ -60,11 +65,14 @@ class PostgresQueue:
         statement_timeout: timedelta | None = None,
         claim_sweep_every: timedelta = timedelta(seconds=SWEEP_EVERY),
         notifier: PostgresNotifier | None = None,
+        caps: ConcurrencyCaps = NO_CAPS,
     ) -> None:
         """`claim_sweep_every`: how often a claim reads the claim index from its start rather
         than from the floor (claim_floor.py); zero makes every claim do so. `notifier` wakes
         the workers of the jobs this queue enqueues, after the commit (None: one of its own).
-        The timeouts of its own connections are the engine's (`engine_timeouts`) unless given."""
+        The timeouts of its own connections are the engine's (`engine_timeouts`) unless given.
+        `caps` (every process's the same) hold back a job while a cap it falls under is full
+        (capped_claims.py); a queue no cap may touch claims as if there were none."""
         self._autocommit = Autocommit(engine)
         self.name = check_queue_name(name)
         self._sink = PostgresSink(engine, channel=channel, notifier=notifier)
@@ -90,6 +98,12 @@ class PostgresQueue:
         self._batched_claims = ClaimBatcher(self._claim_rows)
         self._floor = PriorityFloors(sweep_every=claim_sweep_every.total_seconds())
         self._prune = PruneSchedule()
+        self._capped = None
+        if caps.relevant_to(self.name):
+            self._capped = CappedClaims(
+                self._claims, queue=self.name, caps=caps, visibility=visibility_timeout
+            )
+        self._held_back = False
 
     async def __aenter__(self) -> PostgresQueue:
         return self
@@ -138,7 +152,10 @@ class PostgresQueue:
             remaining = deadline - anyio.current_time()
             if messages or remaining <= 0:
                 return messages
-            await self._listener.wait(min(remaining, await self._until_next_visible()))
+            wait = await self._until_next_visible()
+            if self._held_back:
+                wait = max(wait, _HELD_BACK_POLL)
+            await self._listener.wait(min(remaining, wait))
 
     async def ack_many(self, messages: Sequence[Message]) -> None:
         """Delete every job whose lease is still the receipt's, counted done, in one statement."""
@@ -172,18 +189,24 @@ class PostgresQueue:
         return await self._batched_claims.claim(limit)
 
     async def _claim_rows(self, limit: int) -> list[Message]:
-        params = {
-            "visibility": self._visibility,
-            "limit": limit,
-            "queue": self.name,
-            **sql.floor_params(self._floor.for_claim()),
-        }
+        floors = self._floor.for_claim()
         try:
-            rows = await self._claims.rows(sql.CLAIM, params, _CLAIMED)
+            if self._capped is None:
+                params = {
+                    "visibility": self._visibility,
+                    "limit": limit,
+                    "queue": self.name,
+                    **sql.floor_params(floors),
+                }
+                rows = await self._claims.rows(sql.CLAIM, params, _CLAIMED)
+                seen = [(row.priority, row.due_at) for row in rows]
+            else:
+                capped = await self._capped.claim(limit, floors)
+                rows, seen, self._held_back = list(capped.rows), list(capped.seen), capped.held_back
         except BaseException:
             self._floor.failed()
             raise
-        self._floor.claimed((row.priority, row.due_at) for row in rows)
+        self._floor.claimed(seen)
         return await self._deliverable(rows)
 
     async def _deliverable(self, rows: Sequence[sql.Claimed]) -> list[Message]:

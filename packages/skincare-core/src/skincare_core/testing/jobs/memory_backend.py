@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from typing import TypedDict, Unpack
 
 from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.caps import ConcurrencyCaps
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.outcomes import RECENT, OutcomeCounts
 from skincare_core.jobs.ports import DeadLetter, OutboxStorage, QueueCounts
@@ -26,12 +27,13 @@ class QueueOptions(TypedDict, total=False):
     max_receives: int | None
     monotonic: Callable[[], float]
     wall_clock: Callable[[], datetime]
+    caps: ConcurrencyCaps
 
 
 class InMemoryQueues:
     """Named in-memory queues sharing unique keys: the sink (by each envelope's queue), the dead
     letters and the stats of all of them. A queue is made on first use with `options`
-    (InMemoryQueue's)."""
+    (InMemoryQueue's); `caps` count the running jobs of all of them."""
 
     def __init__(self, **options: Unpack[QueueOptions]) -> None:
         self._options = options
@@ -41,8 +43,13 @@ class InMemoryQueues:
     def queue(self, name: str = DEFAULT_QUEUE) -> InMemoryQueue:
         """The queue called `name`, made now if it is new."""
         if name not in self._queues:
-            self._queues[name] = InMemoryQueue(name, unique_keys=self._keys, **self._options)
+            self._queues[name] = InMemoryQueue(
+                name, unique_keys=self._keys, running=self._running, **self._options
+            )
         return self._queues[name]
+
+    def _running(self) -> builtins.list[tuple[str, str]]:
+        return [job for queue in self._queues.values() for job in queue.running_jobs()]
 
     def unique_key_taken(self, key: str) -> bool:
         """Whether a live job of any queue holds `key`."""

@@ -7,12 +7,13 @@ import builtins
 import itertools
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
 import anyio
 from attrs import define
 
+from skincare_core.jobs.caps import NO_CAPS, CapRoom, ConcurrencyCaps, running_by_cap
 from skincare_core.jobs.codec import decode_job
 from skincare_core.jobs.envelope import Envelope, due_at
 from skincare_core.jobs.job import Job, Message
@@ -37,6 +38,9 @@ class _Entry:
     priority: int = DEFAULT_PRIORITY
 
 
+_HELD_BACK_POLL = 0.01
+
+
 def _utc_now() -> datetime:
     return datetime.now(UTC)
 
@@ -47,7 +51,9 @@ class InMemoryQueue(MemoryDeadLetters):
 
     Delays run on `monotonic`; a `not_before` time is turned into a delay with `wall_clock`.
     Give several queues one `unique_keys` to make a key unique across them (`InMemoryQueues`
-    does). As a sink on its own it takes every envelope, whatever queue it names.
+    does). `caps` hold back a job while a cap it falls under is full, counting the running jobs
+    `running` lists as (queue, job type) (None: this queue's own; `InMemoryQueues` gives all
+    of its queues'). As a sink on its own it takes every envelope, whatever queue it names.
     """
 
     def __init__(
@@ -60,6 +66,8 @@ class InMemoryQueue(MemoryDeadLetters):
         monotonic: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], datetime] = _utc_now,
         unique_keys: UniqueKeys | None = None,
+        caps: ConcurrencyCaps = NO_CAPS,
+        running: Callable[[], Iterable[tuple[str, str]]] | None = None,
     ) -> None:
         super().__init__()
         self.name = check_queue_name(name)
@@ -75,6 +83,9 @@ class InMemoryQueue(MemoryDeadLetters):
         self._seq = itertools.count()
         self._wakeup: anyio.Event | None = None
         self._outcomes = MinuteOutcomes(wall_clock)
+        self._caps = caps
+        self._held_back = False
+        self._all_running = self.running_jobs if running is None else running
 
     @property
     def depth(self) -> int:
@@ -94,6 +105,11 @@ class InMemoryQueue(MemoryDeadLetters):
     async def enqueue_many(self, envelopes: Sequence[Envelope]) -> int:
         """Add every envelope's job here; how many were added (unique keys honoured)."""
         return sum([await self.enqueue(envelope) for envelope in envelopes])
+
+    def running_jobs(self) -> builtins.list[tuple[str, str]]:
+        """The (queue, job type) of each job running now (a live lease)."""
+        running = (e for e in self._entries.values() if self._running(e))
+        return [(self.name, e.job.type) for e in running]
 
     def unique_key_taken(self, key: str) -> bool:
         """Whether a live job holds `key` (the in-memory outbox checks this before adding)."""
@@ -117,7 +133,9 @@ class InMemoryQueue(MemoryDeadLetters):
                 return messages
             if self._wakeup is None or self._wakeup.is_set():
                 self._wakeup = anyio.Event()
-            with anyio.move_on_after(min(deadline, self._next_visible()) - now):
+            # A job held back by a cap is due already: look again when a slot may have freed.
+            next_at = now + _HELD_BACK_POLL if self._held_back else self._next_visible()
+            with anyio.move_on_after(min(deadline, next_at) - now):
                 await self._wakeup.wait()
 
     async def ack_many(self, messages: Sequence[Message]) -> None:
@@ -185,9 +203,15 @@ class InMemoryQueue(MemoryDeadLetters):
         now = self._now()
         visible = sorted((e for e in self._entries.values() if e.visible_at <= now), key=_order)
         messages: list[Message] = []
+        room = CapRoom(self._caps, running_by_cap(self._caps, self._all_running()))
+        self._held_back = False
         for entry in visible:
             if len(messages) == limit:
                 break
+            # Held back by a full cap: not leased, so no attempt is spent.
+            if self._caps and not room.take(self.name, entry.job.type):
+                self._held_back = True
+                continue
             if self._max_receives is not None and entry.attempts >= self._max_receives:
                 self._bury(entry, f"received {entry.attempts} times (max_receives)")
                 continue
