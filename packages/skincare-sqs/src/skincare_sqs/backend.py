@@ -7,6 +7,8 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
 from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.caps import NO_CAPS, ConcurrencyCaps
+from skincare_core.jobs.errors import CapsUnsupported
 from skincare_core.jobs.ports import RateLimiter, ScheduleStore
 from skincare_sqs.client import Sender
 from skincare_sqs.dead_letters import EveryDeadLetter
@@ -29,6 +31,7 @@ async def sqs_backend(
     wait_time_seconds: int = 20,
     schedules: ScheduleStore | None = None,
     rate_limiter: RateLimiter | None = None,
+    caps: ConcurrencyCaps = NO_CAPS,
 ) -> AsyncIterator[Backend]:
     """A `SqsQueue` per named queue in `queues`; the dead letters, sink and stats of every named
     queue in `urls` (the SQS queue and DLQ of each, see `ensure_queues`).
@@ -43,7 +46,12 @@ async def sqs_backend(
     SQS keeps neither periodic schedules nor rate windows: `schedules` and `rate_limiter` come
     from the ledger's database (`skincare_postgres.PostgresScheduleStore` writes a tick's job as
     a ledger row, which the relay sends like any other), or stay None when there are none.
+
+    Concurrency caps are not enforced on SQS: any `caps` is `CapsUnsupported` (a priority other
+    than the default is `PriorityUnsupported` at enqueue).
     """
+    if caps:
+        raise CapsUnsupported("sqs")
     missing = sorted(set(queues) - set(urls))
     if missing:
         raise ValueError(f"no SQS queue for the named queue(s) {', '.join(missing)}")

@@ -16,10 +16,13 @@ from typing import TYPE_CHECKING
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.caps import NO_CAPS
+from skincare_core.jobs.errors import CapsUnsupported
 from skincare_core.shop.job_types import SHOP_ROUTES
 from skincare_core.shop.retry_policies import SHOP_RETRY_POLICIES
 from skincare_postgres import PostgresNotifier, create_engine, postgres_backend
 from skincare_services.queue_backends import BackendContext, QueueBackend, queue_backend
+from skincare_services.scheduling import NotSupportedHere
 from skincare_services.settings import Settings
 
 if TYPE_CHECKING:
@@ -87,6 +90,7 @@ def _postgres(context: BackendContext) -> AbstractAsyncContextManager[Backend]:
         queues=context.queues,
         visibility_timeout=context.visibility_timeout,
         notifier=context.notifier,
+        caps=context.settings.concurrency_caps,
     )
 
 
@@ -118,8 +122,14 @@ async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
             wait_time_seconds=SQS_LONG_POLL_SECONDS,
             schedules=PostgresScheduleStore(engine),
             rate_limiter=PostgresRateLimiter(engine),
+            # Only a process that serves queues claims: the CLI's reads run without caps.
+            caps=context.settings.concurrency_caps if context.queues else NO_CAPS,
         )
-        yield await stack.enter_async_context(backend)
+        try:
+            entered = await stack.enter_async_context(backend)
+        except CapsUnsupported as exc:
+            raise NotSupportedHere(str(exc)) from None
+        yield entered
 
 
 POSTGRES = QueueBackend(open=_postgres)

@@ -11,6 +11,7 @@ from typing import NewType
 
 import attrs
 
+from skincare_core.jobs.caps import ConcurrencyCaps
 from skincare_core.jobs.routing import check_queue_name
 
 WorkerQueues = Mapping[str, int]
@@ -63,6 +64,28 @@ def parse_job_timeouts(raw: str) -> JobTimeouts:
             raise ValueError(part)
         timeouts[job_type] = parse_duration(duration)
     return JobTimeouts(MappingProxyType(timeouts))
+
+
+def parse_concurrency_caps(raw: str) -> ConcurrencyCaps:
+    """`type:send_confirmation_email=2,queue:default=8,key:smtp-relay=4:a+b` as caps: at most
+    that many running at once of the job type, of the named queue, or of the job types a and b
+    together (they share the key); ValueError naming the part when it is not that."""
+    found: dict[str, dict[str, int]] = {"type": {}, "queue": {}, "key": {}}
+    shared: dict[str, str] = {}
+    for part in raw.split(","):
+        kind, _, rest = part.strip().partition(":")
+        name, _, value = (piece.strip() for piece in rest.partition("="))
+        limit, _, members = value.partition(":")
+        if kind not in found or not name or name in found[kind] or not limit.isdigit():
+            raise ValueError(part)
+        if (kind == "key") != bool(members) or int(limit) < 1:
+            raise ValueError(part)
+        found[kind][name] = int(limit)
+        for job_type in members.split("+") if members else ():
+            if not job_type or job_type in shared:
+                raise ValueError(part)
+            shared[job_type] = name
+    return ConcurrencyCaps(found["type"], found["queue"], found["key"], shared)
 
 
 def parse_duration(raw: str) -> timedelta:

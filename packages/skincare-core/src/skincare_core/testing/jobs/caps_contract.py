@@ -1,9 +1,9 @@
 """The concurrency caps contract: a backend that enforces caps runs these tests unchanged.
 
 Subclass `CapsContract` and override `capped`, a fixture giving a factory: given the caps, an
-async context manager yielding a `CappedSubject` on fresh, empty queues (`queue` and `other`,
-the named queues `QUEUE` and `OTHER`; `twin`, the `queue` as a second worker process would open it, sharing the
-caps; the lease `visibility`, and `tick` as in `QueueSubject`).
+async context manager yielding a `CappedSubject` on fresh, empty queues: `queue` and `other`,
+the named queues `QUEUE` and `OTHER`; `twin`, the `queue` as a second worker process would open
+it, sharing the caps; the lease `visibility`, and `tick` as in `QueueSubject`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from skincare_core.jobs.caps import ConcurrencyCaps
 from skincare_core.jobs.envelope import enqueue
 from skincare_core.jobs.job import Message, new_job
 from skincare_core.jobs.ports import Queue, Retry
-
 
 QUEUE, OTHER = "capped", "other"
 """The names of the subject's two queues."""
