@@ -7,9 +7,11 @@ queue that routes it by type (`Router`) and settles it: ack, retry with backoff,
 """
 
 from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.caps import ConcurrencyCaps
 from skincare_core.jobs.codec import MAX_JOB_BYTES, decode_job, encode_job
 from skincare_core.jobs.envelope import Envelope, OutboxWriter, RoutedOutbox, enqueue
 from skincare_core.jobs.errors import (
+    CapsUnsupported,
     InvalidJob,
     JobTooLarge,
     PermanentJobError,
@@ -55,6 +57,8 @@ __all__ = [
     "MOST_URGENT",
     "Backend",
     "Burial",
+    "CapsUnsupported",
+    "ConcurrencyCaps",
     "DeadLetter",
     "DeadLetters",
     "Envelope",
