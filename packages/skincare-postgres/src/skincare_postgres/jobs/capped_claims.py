@@ -28,7 +28,6 @@ from attrs import frozen
 from psycopg.rows import TupleRow, class_row, dict_row, tuple_row
 
 from skincare_core.jobs.caps import CapRoom, ConcurrencyCaps
-from skincare_core.jobs.priority import PRIORITIES
 from skincare_postgres.connection import DedicatedConnection
 from skincare_postgres.execution import fetch
 from skincare_postgres.jobs import queue_sql as sql
@@ -50,21 +49,14 @@ SELECT cap, count(*)::int AS running FROM live GROUP BY cap
 """
 
 
-def _due_branch(priority: int) -> str:
-    floor = sql.floor_param(priority)
-    return f"""SELECT * FROM (
-        SELECT ctid::text AS ctid, available_at, priority, type FROM jobs
-        WHERE status = 'ready' AND queue = %(queue)s AND priority = {priority}
-            AND available_at <= now()
-            AND (CAST(%({floor})s AS timestamptz) IS NULL OR available_at >= %({floor})s)
-            AND type <> ALL(CAST(%(held_back)s AS text[]))
-        ORDER BY available_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED) AS p{priority}"""
-
-
 # The due rows as `queue_sql.CLAIM` reads them (each priority from its floor, most urgent
 # first), locked, without the types a full cap holds back.
 CANDIDATES = f"""
-SELECT * FROM ({" UNION ALL ".join(_due_branch(p) for p in PRIORITIES)}) AS by_priority
+SELECT d.* FROM {sql.BY_PRIORITY}
+CROSS JOIN LATERAL (
+    SELECT ctid::text AS ctid, available_at, priority, type FROM jobs
+    WHERE {sql.DUE_IN_PRIORITY} AND type <> ALL(CAST(%(held_back)s AS text[]))
+    ORDER BY available_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED) AS d
 LIMIT %(limit)s
 """
 

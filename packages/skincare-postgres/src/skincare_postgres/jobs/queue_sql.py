@@ -29,13 +29,13 @@ class Claimed(NamedTuple):
 
 # One statement claims a batch of one queue: SKIP LOCKED lets claimers pass each other; the
 # lease pushes available_at forward, so the partial index ix_jobs_claim (queue, priority,
-# available_at) also finds expired leases. Each priority is a branch of its own that walks its
-# range of the index in due order from its floor (claim_floor.py: past the index entries of
-# finished jobs a held xmin keeps; with a custom plan per run a NULL floor folds away). The
-# branches run most urgent first and the outer LIMIT stops pulling (and locking) once it has
-# its rows, so a batch of urgent jobs never reads the less urgent ones; each branch is a
-# subquery of its own because a locking clause cannot apply to a UNION. The CTE (run once: it
-# locks) keeps each row's available_at from before the lease: when the job became due.
+# available_at) also finds expired leases. For each priority, most urgent first, the lateral
+# subquery walks that priority's range of the index in due order from its floor
+# (claim_floor.py: past the index entries of finished jobs a held xmin keeps; a NULL floor is
+# the range's start); the outer LIMIT stops the loop (and the locking) once it has its rows, so
+# a batch of urgent jobs never reads the less urgent ones, and the statement is planned once
+# for every priority. The CTE (run once: it locks) keeps each row's available_at from before
+# the lease: when the job became due.
 # The update finds the locked rows by ctid (a TID scan, one heap fetch each), not by id: a join
 # on id is planned from the row estimate, and an analyze that finds almost no live rows among
 # the tuples a held xmin keeps makes one primary-key lookup look dearer than a scan of the whole
@@ -43,37 +43,24 @@ class Claimed(NamedTuple):
 # newer version after the statement's snapshot is left ready for the next claim.
 
 
-def floor_param(priority: int) -> str:
-    """The claim's parameter holding the floor of `priority`'s rows."""
-    return f"floor_{priority}"
+def floor_params(floors: Mapping[int, datetime | None]) -> dict[str, list[datetime | None]]:
+    """The claim's `floors` parameter: each priority's floor, most urgent first (None: from
+    the start of its range of the index)."""
+    return {"floors": [floors.get(p) for p in PRIORITIES]}
 
 
-def floor_params(floors: Mapping[int, datetime | None]) -> dict[str, datetime | None]:
-    """The claim's floor parameters from each priority's floor (None: from the index's start)."""
-    return {floor_param(p): floors.get(p) for p in PRIORITIES}
-
-
-def _due_branch(priority: int) -> str:
-    floor = floor_param(priority)
-    return f"""SELECT * FROM (
-        SELECT ctid, available_at, priority FROM jobs
-        WHERE status = 'ready' AND queue = %(queue)s AND priority = {priority}
-            AND available_at <= now()
-            AND (CAST(%({floor})s AS timestamptz) IS NULL OR available_at >= %({floor})s)
-        ORDER BY available_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED) AS p{priority}"""
-
-
-def _first_due(priority: int) -> str:
-    floor = floor_param(priority)
-    return f"""(SELECT available_at FROM jobs
-        WHERE status = 'ready' AND queue = %(queue)s AND priority = {priority}
-            AND (CAST(%({floor})s AS timestamptz) IS NULL OR available_at >= %({floor})s)
-        ORDER BY available_at LIMIT 1)"""
-
+# Each priority with its floor, most urgent first: the rows the lateral subqueries run for.
+BY_PRIORITY = "unnest(CAST(%(floors)s AS timestamptz[])) WITH ORDINALITY AS p(floor, priority)"
+# One priority's due rows from its floor, in due order, along ix_jobs_claim.
+DUE_IN_PRIORITY = """status = 'ready' AND queue = %(queue)s AND priority = p.priority
+            AND available_at <= now() AND available_at >= COALESCE(p.floor, '-infinity')"""
 
 CLAIM = f"""
 WITH due AS (
-    SELECT * FROM ({" UNION ALL ".join(_due_branch(p) for p in PRIORITIES)}) AS by_priority
+    SELECT d.ctid, d.available_at FROM {BY_PRIORITY}
+    CROSS JOIN LATERAL (
+        SELECT ctid, available_at FROM jobs WHERE {DUE_IN_PRIORITY}
+        ORDER BY available_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED) AS d
     LIMIT %(limit)s)
 UPDATE jobs SET attempts = attempts + 1, receipt = gen_random_uuid(),
     available_at = now() + %(visibility)s, lease_expires_at = now() + %(visibility)s
@@ -82,13 +69,18 @@ RETURNING jobs.id, jobs.body, jobs.attempts, jobs.receipt::text AS receipt,
     due.available_at AS due_at, jobs.priority
 """
 
-# The earliest due time, each priority's first row along ix_jobs_claim: ordered, so the claim
-# connection's enable_sort=off keeps it on the index whatever the row estimate. A min() could
-# be planned as a bitmap scan reading every entry past the floor (every lease's included).
+# The earliest due time, each priority's first row along ix_jobs_claim from its floor: ordered,
+# so the claim connection's enable_sort=off keeps it on the index whatever the row estimate. A
+# min() over the whole queue could be planned as a bitmap scan reading every entry past the
+# floor (every lease's included).
 NEXT_VISIBLE = f"""
-SELECT EXTRACT(EPOCH FROM (
-    SELECT min(available_at) FROM ({" UNION ALL ".join(_first_due(p) for p in PRIORITIES)})
-        AS firsts) - now())::float8 AS seconds
+SELECT EXTRACT(EPOCH FROM min(first.available_at) - now())::float8 AS seconds
+FROM {BY_PRIORITY}
+CROSS JOIN LATERAL (
+    SELECT available_at FROM jobs
+    WHERE status = 'ready' AND queue = %(queue)s AND priority = p.priority
+        AND available_at >= COALESCE(p.floor, '-infinity')
+    ORDER BY available_at LIMIT 1) AS first
 """
 
 # A running job (a live lease) is left alone: only a waiting or scheduled row is deleted.
