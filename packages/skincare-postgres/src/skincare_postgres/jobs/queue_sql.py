@@ -43,14 +43,16 @@ class Claimed(NamedTuple):
 # newer version after the statement's snapshot is left ready for the next claim.
 
 
-def floor_params(floors: Mapping[int, datetime | None]) -> dict[str, list[datetime | None]]:
-    """The claim's `floors` parameter: each priority's floor, most urgent first (None: from
-    the start of its range of the index)."""
-    return {"floors": [floors.get(p) for p in PRIORITIES]}
+def floor_params(floors: Mapping[int, datetime | None]) -> dict[str, datetime | None]:
+    """The claim's floor parameters, one a priority (None: from the start of its range of the
+    index). Scalars, not one array: psycopg dumps an array element by element in Python."""
+    return {f"floor_{p}": floors.get(p) for p in PRIORITIES}
 
 
 # Each priority with its floor, most urgent first: the rows the lateral subqueries run for.
-BY_PRIORITY = "unnest(CAST(%(floors)s AS timestamptz[])) WITH ORDINALITY AS p(floor, priority)"
+BY_PRIORITY = "(VALUES {}) AS p(priority, floor)".format(
+    ", ".join(f"({p}, CAST(%(floor_{p})s AS timestamptz))" for p in PRIORITIES)
+)
 # One priority's due rows from its floor, in due order, along ix_jobs_claim.
 DUE_IN_PRIORITY = """status = 'ready' AND queue = %(queue)s AND priority = p.priority
             AND available_at <= now() AND available_at >= COALESCE(p.floor, '-infinity')"""
