@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Coroutine
 from datetime import timedelta
+from typing import TypeVar
 
+import anyio
 import attrs
 
+from skincare_core.jobs.definitions import JobDefinition
+from skincare_core.jobs.job import Job
 from skincare_core.jobs.router import Router
 from skincare_core.shop.checkout import CheckoutService
 from skincare_core.shop.handlers import build_router
@@ -59,3 +64,18 @@ def make_shop() -> Shop:
     renderer = TextInvoiceRenderer()
     router = build_router(uow=db, email=email, renderer=renderer, store=store, clock=clock)
     return Shop(queue, db, email, clock, store, renderer, router)
+
+
+A = TypeVar("A")
+JobRun = Callable[[Job], Coroutine[object, object, None]]
+"""A handler of a `Job`, as a worker runs a definition's."""
+
+
+def run_as_worker(definition: JobDefinition[A], handler: Callable[[A], Awaitable[None]]) -> JobRun:
+    """`handler` run on a `Job` as a worker runs it: the payload structured into its arguments."""
+    runner = definition.with_handler(handler).runner(anyio.CapacityLimiter(1))
+
+    async def run(job: Job) -> None:
+        await runner(job)
+
+    return run

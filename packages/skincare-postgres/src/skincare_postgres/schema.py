@@ -228,6 +228,8 @@ jobs = Table(
     Column("unique_key", Text, nullable=True),
     # Within its queue: 1 is claimed first, 4 last (skincare_core.jobs.priority).
     Column("priority", SmallInteger, nullable=False, server_default=text("2")),
+    # How often a handler asked to run later (Snooze); those runs spent no attempt.
+    Column("snoozes", Integer, nullable=False, server_default="0"),
     _one_of("status", JOB_STATUSES),
     CheckConstraint("attempts >= 0", name="attempts_not_negative"),
     CheckConstraint("priority BETWEEN 1 AND 4", name="priority_in_range"),
