@@ -44,6 +44,11 @@ class InMemoryQueues:
             self._queues[name] = InMemoryQueue(name, unique_keys=self._keys, **self._options)
         return self._queues[name]
 
+    @property
+    def every(self) -> builtins.list[InMemoryQueue]:
+        """Every queue made so far, in name order."""
+        return sorted(self._queues.values(), key=lambda queue: queue.name)
+
     def unique_key_taken(self, key: str) -> bool:
         """Whether a live job of any queue holds `key`."""
         return self._keys.taken(key)
