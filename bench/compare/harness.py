@@ -20,7 +20,7 @@ from attrs import field, frozen
 
 from bench.compare import report
 from bench.compare.server import BenchServer, bench_server
-from bench.compare.systems import MODULES, Payload, System, Variant
+from bench.compare.systems import MODULES, Received, System, Variant
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 PACKAGES = (
@@ -87,7 +87,7 @@ class Countdown:
         self.count = 0
         self.done = anyio.Event()
 
-    async def __call__(self, payload: Payload) -> None:
+    async def __call__(self, payload: Received) -> None:
         self.count += 1
         if self.count >= self.target:
             self.done.set()

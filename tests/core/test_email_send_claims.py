@@ -90,7 +90,7 @@ async def test_a_run_that_died_after_sending_is_sent_once_more_after_the_lease(
     await shop.router.dispatch(job)
     await shop.router.dispatch(job)
     assert len(shop.email.sent) == 2
-    assert (int(job.payload["order_id"]), KIND) in shop.db.state.notifications
+    assert (int(str(job.payload["order_id"])), KIND) in shop.db.state.notifications
 
 
 async def eventually(condition: Callable[[], bool]) -> None:
@@ -132,7 +132,7 @@ SHORT_LEASE = timedelta(seconds=0.3)
 
 def renewed(shop: Shop, job: Job) -> bool:
     """Whether the job's claim holds beyond the (fake) present."""
-    claim = shop.db.state.send_claims.get((int(job.payload["order_id"]), KIND))
+    claim = shop.db.state.send_claims.get((int(str(job.payload["order_id"])), KIND))
     return claim is not None and claim.until > shop.clock.now()
 
 

@@ -1,23 +1,28 @@
 """The job engine: what any team imports to run its own job types on our queues.
 
-A `Job` (id, type, string payload) is encoded by `codec`, enqueued on a named `Queue` (now, after
+A job type is declared once as a `JobDefinition` (its attrs class of arguments, handler and
+options; `Definitions` gathers a team's for its worker). A `Job` (id, type, JSON payload) is
+encoded by `codec`, enqueued on a named `Queue` (now, after
 a delay, or once per unique key; or through an `Outbox` in a business transaction, routed by
 `QueueRoutes` and forwarded as an `Envelope` by `OutboxRelay`), and run by a `Worker` per named
 queue that routes it by type (`Router`) and settles it: ack, retry with backoff, or dead-letter.
 """
 
+from skincare_core.jobs.arguments import legacy_digits
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.codec import MAX_JOB_BYTES, decode_job, encode_job
+from skincare_core.jobs.definitions import Definition, Definitions, JobDefinition
 from skincare_core.jobs.envelope import Envelope, OutboxWriter, RoutedOutbox, enqueue
 from skincare_core.jobs.errors import (
     InvalidJob,
     JobTooLarge,
     PermanentJobError,
     RetryLater,
+    Snooze,
     Unavailable,
     UnknownJobType,
 )
-from skincare_core.jobs.job import Job, Message, new_job, new_job_id
+from skincare_core.jobs.job import Job, JsonValue, Message, Payload, new_job, new_job_id
 from skincare_core.jobs.metrics import JobMetrics, NoMetrics, Outcome
 from skincare_core.jobs.outcomes import JobOutcomes, OutcomeCounts
 from skincare_core.jobs.ports import (
@@ -52,15 +57,19 @@ __all__ = [
     "Burial",
     "DeadLetter",
     "DeadLetters",
+    "Definition",
+    "Definitions",
     "Envelope",
     "Handler",
     "InvalidJob",
     "Job",
+    "JobDefinition",
     "JobMetrics",
     "JobOutcomes",
     "JobSink",
     "JobTooLarge",
     "JobTracer",
+    "JsonValue",
     "Message",
     "NoMetrics",
     "NoTracer",
@@ -70,6 +79,7 @@ __all__ = [
     "OutboxWriter",
     "Outcome",
     "OutcomeCounts",
+    "Payload",
     "PermanentJobError",
     "Queue",
     "QueueCounts",
@@ -88,6 +98,7 @@ __all__ = [
     "Scheduler",
     "Schedules",
     "Settlement",
+    "Snooze",
     "Throttle",
     "Unavailable",
     "UnknownJobType",
@@ -97,6 +108,7 @@ __all__ = [
     "encode_job",
     "enqueue",
     "full_jitter_delay",
+    "legacy_digits",
     "new_job",
     "new_job_id",
     "throttled",

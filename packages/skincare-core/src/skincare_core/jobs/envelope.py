@@ -79,7 +79,7 @@ def check_unique_key(unique_key: str | None) -> None:
 
 async def enqueue(
     queue: Queue,
-    job: Job,
+    job: Job | Envelope,
     *,
     delay: timedelta | None = None,
     not_before: datetime | None = None,
@@ -90,9 +90,30 @@ async def enqueue(
     Passing both is a ValueError; JobTooLarge is raised before anything is sent. With a
     `unique_key`, nothing is added while a job with that key is ready, scheduled or running
     on the queue's backend (any of its queues): returns whether the job was added.
+
+    An `Envelope` (a typed job, `JobDefinition.job(...)`) carries its own schedule and key,
+    and must name this queue: passing options with it, or another queue, is a ValueError.
     """
+    if isinstance(job, Envelope):
+        _check_whole(job, queue.name, delay, not_before, unique_key)
+        return await queue.enqueue(job)
     envelope = Envelope(job, queue.name, not_before, unique_key, delay=delay)
     return await queue.enqueue(envelope)
+
+
+def _check_whole(
+    envelope: Envelope,
+    queue: str | None,
+    delay: timedelta | None,
+    not_before: datetime | None,
+    unique_key: str | None,
+) -> None:
+    if delay is not None or not_before is not None or unique_key is not None:
+        raise ValueError("an envelope carries its schedule and key: give them to .job(...)")
+    if queue is not None and envelope.queue != queue:
+        raise ValueError(
+            f"job {envelope.job.type!r} goes to queue {envelope.queue!r}, not {queue!r}"
+        )
 
 
 class OutboxWriter(Protocol):
@@ -116,15 +137,26 @@ class RoutedOutbox:
 
     async def add(
         self,
-        job: Job,
+        job: Job | Envelope,
         *,
         delay: timedelta | None = None,
         not_before: datetime | None = None,
         unique_key: str | None = None,
     ) -> bool:
         """Queue `job` if, and only if, the transaction commits; False if a live job holds
-        `unique_key`. JobTooLarge and ValueError at once, before the writer is called."""
-        if self._job_headers is not None and (headers := self._job_headers()):
-            job = evolve(job, headers={**headers, **job.headers})
-        queue = self._routes.queue_of(job.type)
-        return await self._writer.write(Envelope(job, queue, not_before, unique_key, delay=delay))
+        `unique_key`. JobTooLarge and ValueError at once, before the writer is called. An
+        `Envelope` (a typed job) goes to its own queue with its own schedule and key."""
+        if isinstance(job, Envelope):
+            _check_whole(job, None, delay, not_before, unique_key)
+            stamped = self._stamped(job.job)
+            envelope = job if stamped is job.job else evolve(job, job=stamped)
+        else:
+            queue = self._routes.queue_of(job.type)
+            envelope = Envelope(self._stamped(job), queue, not_before, unique_key, delay=delay)
+        return await self._writer.write(envelope)
+
+    def _stamped(self, job: Job) -> Job:
+        """`job` with the current trace context in its headers."""
+        if self._job_headers is None or not (headers := self._job_headers()):
+            return job
+        return evolve(job, headers={**headers, **job.headers})

@@ -152,14 +152,15 @@ class Outbox(Protocol):
 
     async def add(
         self,
-        job: Job,
+        job: Job | Envelope,
         *,
         delay: timedelta | None = None,
         not_before: datetime | None = None,
         unique_key: str | None = None,
     ) -> bool:
         """Queue `job` if, and only if, this unit of work commits, on the queue its type is
-        routed to; delay, not_before and unique_key as `Queue.enqueue` (False: not added)."""
+        routed to; delay, not_before and unique_key as `Queue.enqueue` (False: not added).
+        A typed job's `Envelope` (`JobDefinition.job`) brings its own queue, schedule and key."""
 
 
 class OutboxStorage(Protocol):
