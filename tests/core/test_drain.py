@@ -7,15 +7,19 @@ from datetime import timedelta
 
 import anyio
 import pytest
+from attrs import frozen
 from hypothesis import given
 from hypothesis import strategies as st
 
 from skincare_core.jobs import (
+    Definitions,
     Envelope,
     Job,
+    JobDefinition,
     PermanentJobError,
     RetryPolicy,
     Router,
+    Snooze,
     enqueue,
     new_job,
 )
@@ -175,3 +179,59 @@ def _running_sums(steps: list[int]) -> list[int]:
         total += step
         sums.append(total)
     return sums
+
+
+@frozen
+class SyncStock:
+    product_id: int
+
+
+class Warehouse:
+    """Records each product synced; snoozes while `busy` is positive (counting down)."""
+
+    def __init__(self, busy: int = 0) -> None:
+        self.synced: list[int] = []
+        self.busy = busy
+
+    async def sync(self, args: SyncStock) -> None:
+        if self.busy:
+            self.busy -= 1
+            raise Snooze(timedelta(minutes=10), "warehouse busy")
+        self.synced.append(args.product_id)
+
+
+def sync_stock(warehouse: Warehouse) -> JobDefinition[SyncStock]:
+    return JobDefinition("sync_warehouse_stock", SyncStock, warehouse.sync, queue="bulk")
+
+
+async def test_definitions_run_typed_and_a_payload_that_does_not_fit_is_dead() -> None:
+    warehouse = Warehouse()
+    drain = JobDrain(Definitions(sync_stock(warehouse)))
+    await drain.enqueue(sync_stock(warehouse).job(SyncStock(product_id=42)))
+    await drain.enqueue(Envelope(new_job("sync_warehouse_stock", product_id="x"), queue="bulk"))
+    done, dead = await drain.drain()
+    assert (done.outcome, dead.outcome, warehouse.synced) == ("done", "dead", [42])
+    assert dead.error is not None
+    assert "product_id" in dead.error
+
+
+async def test_a_snoozed_job_is_due_again_after_its_delay() -> None:
+    warehouse = Warehouse(busy=1)
+    drain = JobDrain(Definitions(sync_stock(warehouse)))
+    await drain.enqueue(sync_stock(warehouse).job(SyncStock(product_id=7)))
+    [snoozed] = await drain.drain()
+    assert (snoozed.outcome, snoozed.again_in) == ("snoozed", timedelta(minutes=10))
+    drain.advance(timedelta(minutes=10))
+    assert [run.outcome for run in await drain.drain()] == ["done"]
+    assert warehouse.synced == [7]
+
+
+async def test_a_definitions_timeout_bounds_its_runs() -> None:
+    async def stuck(args: SyncStock) -> None:
+        await anyio.sleep(10)
+
+    slow = JobDefinition("slow", SyncStock, stuck, timeout=timedelta(seconds=0.05))
+    drain = JobDrain(Definitions(slow))
+    await drain.enqueue(slow.job(SyncStock(1)))
+    [run] = await drain.drain()
+    assert run.error == "TimeoutError: ran longer than the job timeout of 0.05 s"

@@ -15,7 +15,9 @@ from typing import Literal
 import anyio
 from attrs import frozen
 
+from skincare_core.jobs.definitions import Definitions
 from skincare_core.jobs.envelope import Envelope
+from skincare_core.jobs.errors import Snooze
 from skincare_core.jobs.executor import Executor
 from skincare_core.jobs.job import Job, Message
 from skincare_core.jobs.ports import Burial, Retry, Settlement
@@ -47,19 +49,22 @@ class JobRun:
 
 class JobDrain:
     """In-memory named queues (`queues`, a sink, outbox sink and dead letters; `queue(name)`,
-    an `InMemoryQueue`) that `drain()` empties of due jobs through `handlers` (which may be set
+    an `InMemoryQueue`) that `drain()` empties of due jobs through `handlers`: a team's
+    `Definitions` (with their retry policies and timeouts) or a `Router` (which may be set
     after the drain is made, for handlers that need its queues).
 
     Every run is settled as the worker settles it: done (acked), retried after the retry rule's
-    delay (each type's policy in `retry_policies`, else `max_attempts` waiting `backoff`; the
-    full jitter drawn from `Random(seed)`), dead (a permanent error, the last attempt, or past
-    `job_timeout`). Time stands still until `advance` moves `clock` (its `now()` is the queues'
-    wall clock, so a job delayed by an hour is due once an hour has been advanced).
+    delay (each type's policy, else `max_attempts` waiting `backoff`; the full jitter drawn
+    from `Random(seed)`), snoozed (`Snooze(delay)`: due again after its delay), dead (a
+    permanent error such as arguments that do not fit, the last attempt). A run past its
+    type's timeout (else `job_timeout`) fails with a TimeoutError. Time stands still until
+    `advance` moves `clock` (its `now()` is the queues' wall clock, so a job delayed by an hour
+    is due once an hour has been advanced).
     """
 
     def __init__(
         self,
-        handlers: Router,
+        handlers: Router | Definitions,
         *,
         clock: ManualClock | None = None,
         max_attempts: int = 5,
@@ -73,14 +78,20 @@ class JobDrain:
         self.queues = InMemoryQueues(
             wait=timedelta(0), monotonic=self._seconds, wall_clock=self.clock.now
         )
+        self._timeouts: dict[str, timedelta] = {}
+        policies = dict(retry_policies or {})
+        if isinstance(handlers, Definitions):
+            policies = {**handlers.retry_policies, **policies}
+            self._timeouts = dict(handlers.timeouts)
+            handlers = handlers.router()
         self.handlers = handlers
         self._rule = RetryRule(
             max_attempts=max_attempts,
             backoff=backoff,
-            policies=retry_policies,
+            policies=policies,
             rng=random.Random(seed),
         )
-        self._timeout = job_timeout.total_seconds()
+        self._timeout = job_timeout
         self._executors: dict[str, Executor] = {}
 
     def queue(self, name: str = DEFAULT_QUEUE) -> InMemoryQueue:
@@ -116,15 +127,19 @@ class JobDrain:
         return [(queue, message) for queue in served for message in await queue.receive(100)]
 
     async def _run(self, queue: InMemoryQueue, message: Message) -> JobRun:
-        executor = self._executor(queue.name)
         error: Exception | None = None
-        with anyio.move_on_after(self._timeout) as scope:
+        timeout = self._timeouts.get(message.job.type, self._timeout).total_seconds()
+        with anyio.move_on_after(timeout) as scope:
             try:
                 await self.handlers.dispatch(message.job)
             except Exception as exc:
                 error = exc
         if scope.cancelled_caught:
-            error = TimeoutError(f"ran longer than the job timeout of {self._timeout:g} s")
+            error = TimeoutError(f"ran longer than the job timeout of {timeout:g} s")
+        if isinstance(error, Snooze):
+            await queue.retry_many([Retry(message, error.delay)])
+            return JobRun(message.job, queue.name, message.attempts, "snoozed", None, error.delay)
+        executor = self._executor(queue.name)
         settlement: Settlement = message if error is None else executor.failed(message, error)
         await _settle(queue, settlement)
         return _run_of(queue.name, message, settlement, error)
@@ -132,7 +147,10 @@ class JobDrain:
     def _executor(self, queue: str) -> Executor:
         if queue not in self._executors:
             self._executors[queue] = Executor(
-                queue=queue, router=self.handlers, retry=self._rule, job_timeout=self._timeout
+                                queue=queue,
+                router=self.handlers,
+                retry=self._rule,
+                job_timeout=self._timeout.total_seconds(),
             )
         return self._executors[queue]
 
