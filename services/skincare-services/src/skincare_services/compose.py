@@ -16,9 +16,11 @@ from datetime import timedelta
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+import anyio
 from attrs import frozen
 
 from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.definitions import Definitions
 from skincare_core.jobs.metrics import JobMetrics, NoMetrics
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.jobs.retry import full_jitter_delay
@@ -35,6 +37,7 @@ from skincare_core.shop.webhooks import PaymentWebhookService
 from skincare_postgres import PostgresDatabase, PostgresNotifier
 from skincare_services.backends import configured_engine, database_engine, job_backend
 from skincare_services.scheduling import (
+    NotSupportedHere,
     process_schedules,
     scheduler_for,
     throttle_for,
@@ -54,6 +57,7 @@ if TYPE_CHECKING:
     from skincare_prometheus import WorkerEndpoint
 
 NO_HANDLERS: Mapping[str, Handler] = MappingProxyType({})
+NO_DEFINITIONS = Definitions()
 
 
 @frozen
@@ -116,6 +120,7 @@ async def worker_process(
     *,
     settings: Settings,
     handlers: Mapping[str, Handler] = NO_HANDLERS,
+    definitions: Definitions = NO_DEFINITIONS,
     queues: Sequence[str] | None = None,
     schedules: Schedules | None = None,
 ) -> AsyncIterator[WorkerProcess]:
@@ -123,13 +128,17 @@ async def worker_process(
     it needs.
 
     `handlers` (job type -> handler) are served beside the shop's job types: this is how another
-    team adds its own job types without editing core or services. A type served twice is a
-    ValueError. `queues` serves a subset of `settings.worker_queues` (None: all of them); a name
-    not in it is a ValueError. `schedules` (periodic jobs declared in code) are enqueued by a
-    scheduler in this process, each tick once whatever the number of worker processes, with the
-    shop's daily sales summary when SKINCARE_ADMIN_EMAIL is set.
+    team adds its own job types without editing core or services; so are `definitions` (typed
+    job types), which bring their queues, retry policies and timeouts with them (each worker
+    runs their sync handlers in threads of its own, at most one per job slot). A type served
+    twice is a ValueError; a definition's queue that SKINCARE_WORKER_QUEUES does not name is
+    NotSupportedHere. `queues` serves a subset of `settings.worker_queues` (None: all of
+    them); a name not in it is a ValueError. `schedules` (periodic jobs declared in code) are
+    enqueued by a scheduler in this process, each tick once whatever the number of worker
+    processes, with the shop's daily sales summary when SKINCARE_ADMIN_EMAIL is set.
     """
     served = served_queues(settings.worker_queues, queues)
+    _check_queues(settings, definitions)
     every_schedule = process_schedules(settings, schedules)
     tracing = process_tracing(settings, service="worker")
     async with AsyncExitStack() as stack:
@@ -146,7 +155,6 @@ async def worker_process(
         router = shop_router(settings=settings, uow=uow, tracing=tracing)
         for job_type, handler in handlers.items():
             router.register(job_type, handler)
-        throttle_job_types(settings=settings, backend=backend, router=router)
         relay = None
         if backend.outbox is not None:
             relay = OutboxRelay(storage=backend.outbox, sink=backend.sink)
@@ -161,7 +169,8 @@ async def worker_process(
             name: _worker(
                 settings=settings,
                 backend=backend,
-                router=router,
+                router=_queue_router(settings, backend, router, definitions, name),
+                definitions=definitions,
                 queue=name,
                 metrics=metrics,
                 tracer=job_tracer(tracing),
@@ -189,11 +198,32 @@ def _api_settings(settings: Settings) -> ApiSettings:
     )
 
 
+def _check_queues(settings: Settings, definitions: Definitions) -> None:
+    for definition in definitions:
+        if definition.queue not in settings.worker_queues:
+            raise NotSupportedHere(
+                f"job type {definition.name!r} goes to queue {definition.queue!r}, which"
+                " SKINCARE_WORKER_QUEUES does not name"
+            )
+
+
+def _queue_router(
+    settings: Settings, backend: Backend, base: Router, definitions: Definitions, queue: str
+) -> Router:
+    """`base` and the definitions' handlers for one queue's worker (sync handlers in threads of
+    its own, one per job slot), the job types SKINCARE_RATE_LIMITS names throttled."""
+    threads = anyio.CapacityLimiter(settings.worker_queues[queue])
+    router = definitions.router(threads, into=base.copy())
+    throttle_job_types(settings=settings, backend=backend, router=router)
+    return router
+
+
 def _worker(
     *,
     settings: Settings,
     backend: Backend,
     router: Router,
+    definitions: Definitions,
     queue: str,
     metrics: JobMetrics,
     tracer: JobTracer | None,
@@ -205,7 +235,8 @@ def _worker(
         max_attempts=settings.max_attempts,
         # Full jitter for a team's own job types too; the shop's types have their own policies.
         backoff=_jittered_backoff(random.Random()),
-        retry_policies=SHOP_RETRY_POLICIES,
+        retry_policies={**SHOP_RETRY_POLICIES, **definitions.retry_policies},
+        job_timeouts=definitions.timeouts,
         visibility_timeout=settings.visibility_timeout,
         shutdown_grace=settings.shutdown_grace,
         metrics=metrics,

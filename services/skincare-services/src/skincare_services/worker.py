@@ -12,9 +12,10 @@ from functools import partial
 
 import anyio
 
+from skincare_core.jobs.definitions import Definitions
 from skincare_core.jobs.router import Handler
 from skincare_core.jobs.scheduler import Schedules
-from skincare_services.compose import NO_HANDLERS, worker_process
+from skincare_services.compose import NO_DEFINITIONS, NO_HANDLERS, worker_process
 from skincare_services.scheduling import NotSupportedHere
 from skincare_services.setting_values import served_queues
 from skincare_services.settings import Settings
@@ -36,12 +37,14 @@ async def run_worker(
     settings: Settings,
     *,
     handlers: Mapping[str, Handler] = NO_HANDLERS,
+    definitions: Definitions = NO_DEFINITIONS,
     queues: Sequence[str] | None = None,
     schedules: Schedules | None = None,
 ) -> None:
     """Run until a signal arrives; in-flight jobs get the shutdown grace.
 
-    `handlers` (job type -> handler) go to `worker_process`, served beside the shop's types;
+    `handlers` (job type -> handler) and `definitions` (typed job types, with their queues,
+    retry policies and timeouts) go to `worker_process`, served beside the shop's types;
     `queues` names the subset of `settings.worker_queues` to serve (None: all); `schedules`
     are periodic jobs this process enqueues (with every other worker, each tick once).
     """
@@ -52,7 +55,11 @@ async def run_worker(
     limiter.total_tokens = max(limiter.total_tokens, slots + 8)
     async with (
         worker_process(
-            settings=settings, handlers=handlers, queues=served, schedules=schedules
+            settings=settings,
+            handlers=handlers,
+            definitions=definitions,
+            queues=served,
+            schedules=schedules,
         ) as process,
         anyio.create_task_group() as tg,
     ):

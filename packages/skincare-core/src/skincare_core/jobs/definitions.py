@@ -89,11 +89,15 @@ def _check_timeout(_: object, __: object, timeout: timedelta | None) -> None:
 @frozen
 class JobDefinition(Generic[A]):
     """One job type: its `name` (the job's type on the wire), its arguments' attrs class
-    `args`, its `handler` (async, or sync run in a thread) and its options (see the module)."""
+    `args`, its `handler` (async, or sync run in a thread) and its options (see the module).
+
+    A handler that needs what only the worker's process builds (a database, a client) can be
+    bound there: declare the type without one (enough to enqueue it) and serve
+    `definition.with_handler(handler)`."""
 
     name: str = field(validator=_check_name)
     args: type[A] = field(validator=_check_args)
-    handler: AsyncHandler[A] | SyncHandler[A]
+    handler: AsyncHandler[A] | SyncHandler[A] | None = None
     queue: str = field(default=DEFAULT_QUEUE, validator=lambda _s, _a, v: check_queue_name(v))
     retry: RetryPolicy | None = None
     timeout: timedelta | None = field(default=None, validator=_check_timeout)
@@ -130,15 +134,22 @@ class JobDefinition(Generic[A]):
         except ArgumentError as exc:
             raise InvalidJob(f"arguments of job type {self.name!r} do not fit: {exc}") from None
 
+    def with_handler(self, handler: AsyncHandler[A] | SyncHandler[A]) -> JobDefinition[A]:
+        """This job type served by `handler`."""
+        return attrs.evolve(self, handler=handler)
+
     @property
     def is_async(self) -> bool:
         """Whether the handler runs on the event loop (else in a worker thread)."""
-        return _is_async(self.handler)
+        return self.handler is not None and _is_async(self.handler)
 
     def runner(self, threads: anyio.CapacityLimiter) -> Handler:
         """A router's handler for this type: structure the payload, then run the handler (a
-        sync one in a thread of `threads`, abandoned on cancellation: see the module)."""
+        sync one in a thread of `threads`, abandoned on cancellation: see the module).
+        ValueError for a definition without a handler."""
         handler = self.handler
+        if handler is None:
+            raise ValueError(f"job type {self.name!r} has no handler: serve .with_handler(...)")
         if _is_async(handler):
             return functools.partial(_run_async, self, handler)
         # Not async, so sync: a TypeGuard narrows only where it holds.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 
 from skincare_core.jobs.errors import PermanentJobError, RetryLater
@@ -32,6 +33,7 @@ class Executor:
         router: Router,
         retry: RetryRule,
         job_timeout: float,
+        job_timeouts: Mapping[str, float] | None = None,
         metrics: JobMetrics | None = None,
         tracer: JobTracer | None = None,
     ) -> None:
@@ -39,8 +41,18 @@ class Executor:
         self._router = router
         self._retry = retry
         self._job_timeout = job_timeout
+        self._job_timeouts = dict(job_timeouts or {})
         self._metrics = metrics or NoMetrics()
         self._tracer = tracer or NoTracer()
+
+    def timeout_of(self, job_type: str) -> float:
+        """Seconds a job of `job_type` may run: its own timeout, else the worker's."""
+        return self._job_timeouts.get(job_type, self._job_timeout)
+
+    @property
+    def shortest_timeout(self) -> float:
+        """The shortest timeout any job may have: no job starting later ends its time sooner."""
+        return min([self._job_timeout, *self._job_timeouts.values()])
 
     async def run(self, message: Message) -> Settlement:
         """Run the job of `message`; what becomes of it. A cancellation passes through: the
@@ -67,7 +79,8 @@ class Executor:
         """What becomes of a job the worker stopped after `ran` seconds: past its timeout it
         failed (the attempt counts); stopped at shutdown it runs again at once."""
         if timed_out:
-            timeout = TimeoutError(f"ran longer than the job timeout of {self._job_timeout:g} s")
+            limit = self.timeout_of(message.job.type)
+            timeout = TimeoutError(f"ran longer than the job timeout of {limit:g} s")
             settlement = self.failed(message, timeout)
             self._finished(message, _outcome(settlement), ran)
             return settlement
