@@ -10,35 +10,24 @@ import os
 from datetime import timedelta
 from pathlib import Path
 
-import psycopg
 from attrs import frozen
 
-from skincare_core.jobs import JobDefinition, PermanentJobError, RetryPolicy
+from skincare_core.jobs import JobDefinition, RetryPolicy
 
 
 @frozen
 class SyncWarehouseStock:
-    """Which product's stock the warehouse must be told about (an identity, not a snapshot)."""
+    """Which product's stock changed (an identity: the warehouse reads the stock itself)."""
 
     product_id: int
 
 
 def sync_warehouse_stock(args: SyncWarehouseStock) -> None:
-    """Send the product's current stock to the warehouse system (here: a JSON file per product
-    in WAREHOUSE_SYNC_DIR). A plain `def`: the worker runs it in a thread, so the blocking
-    psycopg connection does not stall its event loop. Running it twice is harmless."""
-    # The service's SQLAlchemy URL (postgresql+psycopg://...), as libpq reads it.
-    url = os.environ["WAREHOUSE_DATABASE_URL"].replace("+psycopg", "", 1)
-    with psycopg.connect(url, connect_timeout=5) as conn:
-        row = conn.execute(
-            "SELECT quantity FROM warehouse_stock_levels WHERE product_id = %s",
-            (args.product_id,),
-        ).fetchone()
-    if row is None:
-        raise PermanentJobError(f"no stock level for product {args.product_id}")
-    record = {"product_id": args.product_id, "quantity": row[0]}
+    """Tell the warehouse system that a product's stock changed (here: a JSON file per product
+    in WAREHOUSE_SYNC_DIR). A plain `def`: the worker runs it in a thread, so blocking calls do
+    not stall its event loop. Any exception retries it; running it twice is harmless."""
     target = Path(os.environ["WAREHOUSE_SYNC_DIR"]) / f"{args.product_id}.json"
-    target.write_text(json.dumps(record))
+    target.write_text(json.dumps({"product_id": args.product_id}))
 
 
 SYNC_WAREHOUSE_STOCK = JobDefinition(

@@ -21,6 +21,7 @@ import pytest
 from skincare_postgres.engine import libpq_conninfo
 from skincare_services.local import free_port, start_process, stop_process, wait_for
 from tests.e2e.e2e_client import base_env
+from tests.e2e.ops_page import ops_row
 
 pytestmark = pytest.mark.slow
 EXAMPLE = Path(__file__).parents[2] / "examples" / "warehouse"
@@ -80,7 +81,34 @@ def test_a_stock_change_reaches_the_warehouse_and_a_failed_one_leaves_no_job(
             refused = client.put("/stock/43", json={"quantity": -1})
     finally:
         assert stop_process(worker) == 0
-    assert json.loads(record.read_text()) == {"product_id": 42, "quantity": 7}
+    assert json.loads(record.read_text()) == {"product_id": 42}
     assert refused.status_code == 422
     assert _jobs_of(database_url) == 0
     assert not (synced / "43.json").exists()
+    # The tutorial's last step: the job is counted on the ops page and in `skincare queue stats`.
+    assert ops_row(env, "bulk") == {
+        **dict.fromkeys(("ready", "scheduled", "leased", "dead", "failed"), "0"),
+        "done": "1",
+    }
+    stats = subprocess.run(
+        [sys.executable, "-m", "skincare_services.cli.main", "queue", "stats", "--queue", "bulk"],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert [line.split()[-1] for line in stats.stdout.splitlines()] == ["0", "0", "0", "0", "-"]
+
+
+def test_the_teams_own_tests_run_its_job_through_the_drain() -> None:
+    # As the team runs its suite: its pytest, skincare's job_drain fixture loaded by pytest.
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=EXAMPLE,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout
