@@ -1,5 +1,6 @@
 """PostgreSQL adapters: the job engine's (`skincare_postgres.jobs`: the Postgres queue through
-`postgres_backend`; `postgres_job_ledger` for the SQS backend's outbox and ledger), the shop's
+`postgres_backend`; `postgres_job_ledger` for the SQS backend's outbox and ledger;
+`enqueue_in_transaction` for a job in the caller's own transaction), the shop's
 (`skincare_postgres.shop`: unit of work and repositories), and the plumbing both share
 (engine, connections, errors, schema, migrations)."""
 
@@ -11,6 +12,7 @@ from skincare_postgres.jobs.dead_letters import PostgresDeadLetters
 from skincare_postgres.jobs.job_ledger import PostgresJobLedger
 from skincare_postgres.jobs.notifier import PostgresNotifier
 from skincare_postgres.jobs.outbox_storage import PostgresOutboxStorage
+from skincare_postgres.jobs.outbox_writer import TransactionConnection, enqueue_in_transaction
 from skincare_postgres.jobs.outcomes import PostgresJobOutcomes
 from skincare_postgres.jobs.queue import PostgresQueue
 from skincare_postgres.jobs.rate_limits import PostgresRateLimiter
@@ -36,8 +38,10 @@ __all__ = [
     "PostgresScheduleStore",
     "PostgresSink",
     "PostgresUnitOfWork",
+    "TransactionConnection",
     "create_engine",
     "downgrade",
+    "enqueue_in_transaction",
     "jobs_sql",
     "metadata",
     "postgres_backend",

@@ -216,6 +216,10 @@ class Definition(Protocol):
     def timeout(self) -> timedelta | None:
         """How long one attempt may run; None for the worker's default."""
 
+    @property
+    def priority(self) -> int:
+        """Its jobs' priority inside their queue (1 most urgent .. 4)."""
+
     def runner(self, threads: anyio.CapacityLimiter) -> Handler:
         """The router's handler of its jobs."""
 

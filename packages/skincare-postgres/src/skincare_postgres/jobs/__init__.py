@@ -7,6 +7,7 @@ from skincare_postgres.jobs.dead_letters import PostgresDeadLetters
 from skincare_postgres.jobs.job_ledger import PostgresJobLedger
 from skincare_postgres.jobs.notifier import PostgresNotifier
 from skincare_postgres.jobs.outbox_storage import PostgresOutboxStorage
+from skincare_postgres.jobs.outbox_writer import TransactionConnection, enqueue_in_transaction
 from skincare_postgres.jobs.outcomes import PostgresJobOutcomes
 from skincare_postgres.jobs.queue import PostgresQueue
 from skincare_postgres.jobs.rate_limits import PostgresRateLimiter
@@ -25,6 +26,8 @@ __all__ = [
     "PostgresRateLimiter",
     "PostgresScheduleStore",
     "PostgresSink",
+    "TransactionConnection",
+    "enqueue_in_transaction",
     "postgres_backend",
     "postgres_job_ledger",
 ]

@@ -163,3 +163,14 @@ VALUES (%(id)s, %(type)s, %(body)s, %(queue)s, %(key)s,
     COALESCE(CAST(%(not_before)s AS timestamptz), now() + %(delay)s), %(priority)s)
 ON CONFLICT DO NOTHING RETURNING 1
 """
+
+# `enqueue_in_transaction`'s: the NOTIFY rides in the caller's transaction, which PostgreSQL
+# sends at its commit and drops on a rollback.
+OUTBOX_ADD_NOTIFY = """
+WITH added AS (
+    INSERT INTO jobs (id, type, body, queue, unique_key, available_at, priority)
+    VALUES (%(id)s, %(type)s, %(body)s, %(queue)s, %(key)s,
+        COALESCE(CAST(%(not_before)s AS timestamptz), now() + %(delay)s), %(priority)s)
+    ON CONFLICT DO NOTHING RETURNING 1)
+SELECT pg_notify(%(channel)s, '') FROM added
+"""

@@ -51,6 +51,11 @@ class InMemoryQueues:
     def _running(self) -> builtins.list[tuple[str, str]]:
         return [job for queue in self._queues.values() for job in queue.running_jobs()]
 
+    @property
+    def every(self) -> builtins.list[InMemoryQueue]:
+        """Every queue made so far, in name order."""
+        return sorted(self._queues.values(), key=lambda queue: queue.name)
+
     def unique_key_taken(self, key: str) -> bool:
         """Whether a live job of any queue holds `key`."""
         return self._keys.taken(key)
