@@ -87,6 +87,7 @@ def _postgres(context: BackendContext) -> AbstractAsyncContextManager[Backend]:
         queues=context.queues,
         visibility_timeout=context.visibility_timeout,
         notifier=context.notifier,
+        history=context.settings.history == "on",
     )
 
 

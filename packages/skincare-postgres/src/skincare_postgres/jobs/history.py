@@ -20,8 +20,8 @@ from skincare_core.jobs.history import (
     Attempt,
     HistoryQuery,
     JobRecord,
-    JobState,
     Retention,
+    job_state,
     newest_first,
 )
 from skincare_postgres.driver import Autocommit
@@ -142,7 +142,7 @@ def _record(runs: list[sql.HistoryRow]) -> JobRecord:
         id=row.id,
         type=row.type,
         queue=row.queue,
-        state=_state(row.state),
+        state=job_state(row.state),
         payload=_strings(row.args),
         enqueued_at=row.enqueued_at,
         due_at=row.due_at,
@@ -168,13 +168,6 @@ def _attempts(row: sql.HistoryRow) -> tuple[Attempt, ...]:
 
 def _entries(log: object) -> list[object]:
     return log if isinstance(log, list) else []
-
-
-def _state(value: str) -> JobState:
-    for state in (*LIVE_STATES, *FINISHED_STATES):
-        if state == value:
-            return state
-    raise ValueError(f"unknown job state {value!r} in the database")
 
 
 def _strings(value: object) -> dict[str, str]:
