@@ -101,7 +101,10 @@ async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
 
     engine, prefix = context.engine, context.settings.sqs_queue_prefix
     async with AsyncExitStack() as stack:
-        ledger = await stack.enter_async_context(postgres_job_ledger(engine, window=MAX_DELAY))
+        keeping = context.settings.history == "on"
+        ledger = await stack.enter_async_context(
+            postgres_job_ledger(engine, window=MAX_DELAY, history=keeping)
+        )
         client = aws_client("sqs")
         stack.callback(client.close)
         urls = await anyio.to_thread.run_sync(
@@ -119,6 +122,7 @@ async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
             wait_time_seconds=SQS_LONG_POLL_SECONDS,
             schedules=PostgresScheduleStore(engine),
             rate_limiter=PostgresRateLimiter(engine),
+            history=ledger.history,
         )
         yield await stack.enter_async_context(backend)
 

@@ -12,6 +12,35 @@ from datetime import datetime
 from typing import NamedTuple
 
 
+def attempt_entry(error: str) -> str:
+    """An attempt_log entry (a one-element array) for the attempt of the row `jobs` ending now
+    with `error` (SQL), run by %(worker)s."""
+    return (
+        "jsonb_build_array(jsonb_build_object('start', COALESCE(jobs.started_at, now()),"
+        f" 'end', now(), 'worker', CAST(%(worker)s AS text), 'error', {error}))"
+    )
+
+
+# The job's payload and headers from its body: a body the worker decoded (so JSON) as it is; any
+# other (an unreadable one buried at claim, a cancelled or SQS ledger row) only if it is JSON.
+DOC = "CAST(s.body AS jsonb)"
+SAFE_DOC = "CASE WHEN pg_input_is_valid(s.body, 'jsonb') THEN CAST(s.body AS jsonb) END"
+
+
+def keep_finished(state: str, doc: str) -> str:
+    """A CTE `kept` inserting into job_history the rows of the CTE `settled` (their id, type,
+    queue, body, created_at, attempts and attempt_log, and their last attempt's started_at,
+    worker and error), ended now in `state` (SQL), their arguments read from `doc`."""
+    return f"""kept AS (
+    INSERT INTO job_history (id, type, queue, state, args, enqueued_at, started_at, finished_at,
+        attempts, worker, attempt_log, last_error, request_id, trace_id)
+    SELECT s.id, s.type, s.queue, {state}, COALESCE(d.doc -> 'payload', '{{}}'), s.created_at,
+        s.started_at, now(), s.attempts, s.worker, s.attempt_log, s.error,
+        d.doc -> 'headers' ->> 'request_id',
+        NULLIF(split_part(d.doc -> 'headers' ->> 'traceparent', '-', 2), '')
+    FROM settled s, LATERAL (SELECT {doc} AS doc) d)"""
+
+
 class HistoryRow(NamedTuple):
     """A job as a search returns it, live or finished: the columns `JobRecord` is built from.
     `args` is the payload (jsonb), `attempt_log` the attempts before the last (a JSON array),
@@ -84,12 +113,15 @@ WHERE t.type IS NOT NULL
 
 class LiveRows(NamedTuple):
     """Which rows of the jobs table a backend's live jobs are (`where`), the state of one
-    (`state`, a CASE on its columns), and the job's document (`doc`: its body as jsonb, NULL
-    where the row does not hold it)."""
+    (`state`, a CASE on its columns), the job's document (`doc`: its body as jsonb, NULL where
+    the row does not hold it), its deliveries (`attempts`) and when it runs next (`due`,
+    unless it runs now)."""
 
     where: str
     state: str
     doc: str
+    attempts: str = "attempts"
+    due: str = "available_at"
 
 
 # The live rows of the Postgres queue (status 'ready'): running while a lease holds, retrying
@@ -127,9 +159,10 @@ SELECT id, type, queue, state, COALESCE(doc -> 'payload', '{{}}') AS args, enque
     NULLIF(split_part(doc -> 'headers' ->> 'traceparent', '-', 2), '') AS trace_id, started_at,
     CAST(NULL AS text) AS worker
 FROM (
-    SELECT id, type, queue, attempts, attempt_log, created_at AS enqueued_at, {rows.doc} AS doc,
+    SELECT id, type, queue, {rows.attempts} AS attempts, attempt_log, created_at AS enqueued_at,
+        {rows.doc} AS doc,
         {rows.state} AS state,
-        CASE WHEN {rows.state} = 'running' THEN NULL ELSE available_at END AS due_at,
+        CASE WHEN {rows.state} = 'running' THEN NULL ELSE {rows.due} END AS due_at,
         CASE WHEN {rows.state} = 'running' THEN started_at END AS started_at
     FROM jobs WHERE {inner}) live
 WHERE {where}

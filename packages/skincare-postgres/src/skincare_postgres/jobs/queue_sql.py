@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import NamedTuple
 
+from skincare_postgres.jobs.history_sql import DOC, SAFE_DOC, attempt_entry, keep_finished
 from skincare_postgres.jobs.outcomes_sql import COUNT_DONE, COUNT_FAILED
 
 
@@ -113,49 +114,23 @@ WITH settled AS (
 # attempt_log ({start, end, worker, error}; the claim set started_at), and a finished job's row
 # is written to job_history from what the DELETE or UPDATE returned, its last attempt in
 # columns. The statements without history above stay as they were.
-def _attempt(error: str) -> str:
-    return (
-        "jsonb_build_array(jsonb_build_object('start', COALESCE(jobs.started_at, now()),"
-        f" 'end', now(), 'worker', CAST(%(worker)s AS text), 'error', {error}))"
-    )
-
-
 _SETTLED = (
     "jobs.id, jobs.type, jobs.queue, jobs.body, jobs.created_at, jobs.attempts, jobs.attempt_log"
 )
-# The job's payload and headers as the worker decoded them (so its body is JSON); a body that may
-# not be (an unreadable one buried at claim, a cancelled row) is read only if it is.
-_DOC = "CAST(s.body AS jsonb)"
-_SAFE_DOC = "CASE WHEN pg_input_is_valid(s.body, 'jsonb') THEN CAST(s.body AS jsonb) END"
-
-
-def _kept(state: str, doc: str) -> str:
-    """An INSERT into job_history of the CTE `settled`'s rows (`_SETTLED`, `started_at`,
-    `worker` and `error` of the last attempt), ended now in `state`."""
-    return f"""kept AS (
-    INSERT INTO job_history (id, type, queue, state, args, enqueued_at, started_at, finished_at,
-        attempts, worker, attempt_log, last_error, request_id, trace_id)
-    SELECT s.id, s.type, s.queue, '{state}', COALESCE(d.doc -> 'payload', '{{}}'), s.created_at,
-        s.started_at, now(), s.attempts, s.worker, s.attempt_log, s.error,
-        d.doc -> 'headers' ->> 'request_id',
-        NULLIF(split_part(d.doc -> 'headers' ->> 'traceparent', '-', 2), '')
-    FROM settled s, LATERAL (SELECT {doc} AS doc) d)"""
-
-
 _RAN = "COALESCE(jobs.started_at, now()) AS started_at, CAST(%(worker)s AS text) AS worker"
 
 ACK_KEEPING = f"""
 WITH settled AS (
     DELETE FROM jobs USING unnest({_LEASES}) AS l(id, receipt) WHERE {_HELD}
     RETURNING {_SETTLED}, {_RAN}, CAST(NULL AS text) AS error),
-{_kept("done", _DOC)}
+{keep_finished("'done'", DOC)}
 {COUNT_DONE}"""
 
 # The error goes in as '' for none: a binary array of only NULLs has no type to send.
 RETRY_KEEPING = f"""
 WITH moved AS (
     UPDATE jobs SET available_at = now() + l.delay, receipt = NULL, lease_expires_at = NULL,
-        attempt_log = COALESCE(jobs.attempt_log, '[]') || {_attempt("NULLIF(l.error, '')")}
+        attempt_log = COALESCE(jobs.attempt_log, '[]') || {attempt_entry("NULLIF(l.error, '')")}
     FROM unnest({_LEASES}, CAST(%(delays)b AS interval[]), CAST(%(errors)b AS text[]))
         AS l(id, receipt, delay, error)
     WHERE {_HELD}
@@ -172,12 +147,12 @@ WITH settled AS (
     FROM unnest({_LEASES}, CAST(%(reasons)b AS text[])) AS l(id, receipt, reason)
     WHERE {_HELD}
     RETURNING {_SETTLED}, {_RAN}, jobs.last_error AS error),
-{_kept("dead", doc)}
+{keep_finished("'dead'", doc)}
 {COUNT_FAILED}"""
 
 
-DEAD_LETTER_KEEPING = _dead_letter_keeping(_DOC)
-BURY_UNREADABLE_KEEPING = _dead_letter_keeping(_SAFE_DOC)
+DEAD_LETTER_KEEPING = _dead_letter_keeping(DOC)
+BURY_UNREADABLE_KEEPING = _dead_letter_keeping(SAFE_DOC)
 
 # A cancelled job did not run since its last retry: no last attempt, its error the last one's.
 CANCEL_KEEPING = f"""
@@ -186,7 +161,7 @@ WITH settled AS (
         AND (receipt IS NULL OR lease_expires_at <= now())
     RETURNING {_SETTLED}, CAST(NULL AS timestamptz) AS started_at, CAST(NULL AS text) AS worker,
         jobs.attempt_log -> -1 ->> 'error' AS error),
-{_kept("cancelled", _SAFE_DOC)}
+{keep_finished("'cancelled'", SAFE_DOC)}
 SELECT 1 FROM settled
 """
 
