@@ -104,6 +104,7 @@ class OursSystem:
             visibility_timeout=timedelta(seconds=30),
             poll_interval=poll,
             channel=JOBS_CHANNEL if notify else SILENT_CHANNEL,
+            history=bool(self._options.get("history", True)),
         )
         async with queue:
             yield queue
@@ -116,7 +117,7 @@ class OursSystem:
 @asynccontextmanager
 async def open_system(url: str, options: Mapping[str, Any]) -> AsyncIterator[OursSystem]:
     """Ours on `url`. Options: notify (default True), poll_s (default 1.0), typed (default
-    False: a plain handler)."""
+    False: a plain handler), history (default True: finished jobs kept in job_history)."""
     engine = create_engine(sqlalchemy_url(url))
     system = OursSystem(url, engine, options)
     try:

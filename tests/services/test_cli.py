@@ -21,6 +21,8 @@ COMMANDS = [
     ["webhook", "sign"],
     ["queue", "stats"],
     ["jobs", "cancel"],
+    ["jobs", "list"],
+    ["jobs", "show"],
     ["schedule", "list"],
     ["dlq", "list"],
     ["dlq", "show"],

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.caps import NO_CAPS, ConcurrencyCaps
 from skincare_core.jobs.errors import CapsUnsupported
+from skincare_core.jobs.history import JobHistory
 from skincare_core.jobs.ports import RateLimiter, ScheduleStore
 from skincare_sqs.client import Sender
 from skincare_sqs.dead_letters import EveryDeadLetter
@@ -32,6 +33,7 @@ async def sqs_backend(
     schedules: ScheduleStore | None = None,
     rate_limiter: RateLimiter | None = None,
     caps: ConcurrencyCaps = NO_CAPS,
+    history: JobHistory | None = None,
 ) -> AsyncIterator[Backend]:
     """A `SqsQueue` per named queue in `queues`; the dead letters, sink and stats of every named
     queue in `urls` (the SQS queue and DLQ of each, see `ensure_queues`).
@@ -43,9 +45,11 @@ async def sqs_backend(
     boto3 client is the caller's; nothing here needs closing.
     A queue of `queues` missing from `urls` is a ValueError.
 
-    SQS keeps neither periodic schedules nor rate windows: `schedules` and `rate_limiter` come
-    from the ledger's database (`skincare_postgres.PostgresScheduleStore` writes a tick's job as
-    a ledger row, which the relay sends like any other), or stay None when there are none.
+    SQS keeps neither periodic schedules nor rate windows nor a history: `schedules`,
+    `rate_limiter` and `history` come from the ledger's database
+    (`skincare_postgres.PostgresScheduleStore` writes a tick's job as a ledger row, which the
+    relay sends like any other; `PostgresJobLedger.history` reads the timelines the ledger
+    keeps), or stay None when there are none.
 
     Concurrency caps are not enforced on SQS: any `caps` is `CapsUnsupported` (a priority other
     than the default is `PriorityUnsupported` at enqueue).
@@ -78,4 +82,5 @@ async def sqs_backend(
         schedules=schedules,
         rate_limiter=rate_limiter,
         outcomes=ledger,
+        history=history,
     )

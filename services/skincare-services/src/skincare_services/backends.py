@@ -90,6 +90,7 @@ def _postgres(context: BackendContext) -> AbstractAsyncContextManager[Backend]:
         visibility_timeout=context.visibility_timeout,
         notifier=context.notifier,
         caps=context.settings.concurrency_caps,
+        history=context.settings.history == "on",
     )
 
 
@@ -103,7 +104,10 @@ async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
 
     engine, prefix = context.engine, context.settings.sqs_queue_prefix
     async with AsyncExitStack() as stack:
-        ledger = await stack.enter_async_context(postgres_job_ledger(engine, window=MAX_DELAY))
+        keeping = context.settings.history == "on"
+        ledger = await stack.enter_async_context(
+            postgres_job_ledger(engine, window=MAX_DELAY, history=keeping)
+        )
         client = aws_client("sqs")
         stack.callback(client.close)
         urls = await anyio.to_thread.run_sync(
@@ -123,6 +127,7 @@ async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
             rate_limiter=PostgresRateLimiter(engine),
             # Only a process that serves queues claims: the CLI's reads run without caps.
             caps=context.settings.concurrency_caps if context.queues else NO_CAPS,
+            history=ledger.history,
         )
         try:
             entered = await stack.enter_async_context(backend)

@@ -21,6 +21,7 @@ from attrs import frozen
 
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.definitions import Definitions
+from skincare_core.jobs.history import HistoryCleaner, Retention
 from skincare_core.jobs.metrics import JobMetrics, NoMetrics
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.jobs.retry import full_jitter_delay
@@ -61,13 +62,15 @@ NO_DEFINITIONS = Definitions()
 
 @frozen
 class WorkerProcess:
-    """What the worker process runs: one worker per named queue it serves, the relay, and the
-    /metrics and /healthz endpoint (None without SKINCARE_METRICS_PORT)."""
+    """What the worker process runs: one worker per named queue it serves, the relay, the
+    /metrics and /healthz endpoint (None without SKINCARE_METRICS_PORT), the scheduler and the
+    history's cleaner (None when the backend keeps no history)."""
 
     workers: Mapping[str, Worker]
     relay: OutboxRelay | None
     endpoint: WorkerEndpoint | None = None
     scheduler: Scheduler | None = None
+    cleaner: HistoryCleaner | None = None
 
 
 def api_app(*, settings: Settings) -> Litestar:
@@ -178,8 +181,23 @@ async def worker_process(
             for name in served
         }
         yield WorkerProcess(
-            workers, relay, endpoint=endpoint, scheduler=scheduler_for(backend, every_schedule)
+            workers,
+            relay,
+            endpoint=endpoint,
+            scheduler=scheduler_for(backend, every_schedule),
+            cleaner=history_cleaner(settings, backend),
         )
+
+
+def history_cleaner(settings: Settings, backend: Backend) -> HistoryCleaner | None:
+    """Prunes the backend's history by the configured retentions (every worker process runs
+    one; the backend lets one at a time prune); None without a history."""
+    if backend.history is None:
+        return None
+    retention = Retention(
+        done=settings.history_done_retention, dead=settings.history_dead_retention
+    )
+    return HistoryCleaner(backend.history, retention)
 
 
 def _tracing_plugin(tracing: Tracing) -> PluginProtocol:

@@ -25,6 +25,16 @@ from skincare_core.jobs.errors import (
     Unavailable,
     UnknownJobType,
 )
+from skincare_core.jobs.history import (
+    Attempt,
+    HistoryCleaner,
+    HistoryQuery,
+    InvalidHistoryQuery,
+    JobHistory,
+    JobRecord,
+    JobState,
+    Retention,
+)
 from skincare_core.jobs.job import Job, JsonValue, Message, Payload, new_job, new_job_id
 from skincare_core.jobs.metrics import JobMetrics, NoMetrics, Outcome
 from skincare_core.jobs.outcomes import JobOutcomes, OutcomeCounts
@@ -60,6 +70,7 @@ __all__ = [
     "LEAST_URGENT",
     "MAX_JOB_BYTES",
     "MOST_URGENT",
+    "Attempt",
     "Backend",
     "Burial",
     "CapsUnsupported",
@@ -70,12 +81,18 @@ __all__ = [
     "Definitions",
     "Envelope",
     "Handler",
+    "HistoryCleaner",
+    "HistoryQuery",
+    "InvalidHistoryQuery",
     "InvalidJob",
     "Job",
     "JobDefinition",
+    "JobHistory",
     "JobMetrics",
     "JobOutcomes",
+    "JobRecord",
     "JobSink",
+    "JobState",
     "JobTooLarge",
     "JobTracer",
     "JsonValue",
@@ -97,6 +114,7 @@ __all__ = [
     "QueueStats",
     "RateLimit",
     "RateLimiter",
+    "Retention",
     "Retry",
     "RetryLater",
     "RetryPolicies",

@@ -7,6 +7,7 @@ from types import MappingProxyType
 
 from attrs import field, frozen
 
+from skincare_core.jobs.history import JobHistory
 from skincare_core.jobs.outcomes import JobOutcomes
 from skincare_core.jobs.ports import (
     DeadLetters,
@@ -36,6 +37,8 @@ class Backend:
     periodic schedules' ticks and `rate_limiter` counts job starts, shared by every process
     where the backend can (None: the adapter has none yet). `outcomes` counts the jobs each
     named queue finished lately, done or failed (None: the adapter does not count them).
+    `history` holds every job's timeline for a retention, searchable (None: the adapter keeps
+    none, or it was turned off).
     """
 
     queues: Mapping[str, Queue] = field(converter=_read_only)
@@ -46,6 +49,7 @@ class Backend:
     schedules: ScheduleStore | None = None
     rate_limiter: RateLimiter | None = None
     outcomes: JobOutcomes | None = None
+    history: JobHistory | None = None
 
     def queue(self, name: str = DEFAULT_QUEUE) -> Queue:
         """The named queue; KeyError naming the queues served when it is not one of them."""

@@ -88,7 +88,7 @@ class Executor:
             return settlement
         logger.warning("job.cancelled", extra=job_fields(message, delay=0.0))
         self._finished(message, "cancelled", ran)
-        return Retry(message, timedelta(0))
+        return Retry(message, timedelta(0), "stopped: the worker shut down")
 
     def failed(self, message: Message, exc: Exception) -> Retry | Burial:
         """Dead-letter a permanent error or the last attempt; otherwise retry after a delay.
@@ -105,7 +105,7 @@ class Executor:
         logger.warning(
             "job.retry", extra=job_fields(message, delay=delay.total_seconds(), error=error)
         )
-        return Retry(message, delay)
+        return Retry(message, delay, error)
 
     def _snoozed(self, message: Message, snooze: Snooze) -> Retry | Burial:
         if message.snoozes >= self._max_snoozes:

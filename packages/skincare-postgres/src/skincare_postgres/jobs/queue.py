@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from skincare_core.jobs.caps import NO_CAPS, ConcurrencyCaps
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.errors import InvalidJob
+from skincare_core.jobs.history import worker_name
 from skincare_core.jobs.job import Message
 from skincare_core.jobs.ports import Burial, Retry
 from skincare_core.jobs.routing import DEFAULT_QUEUE, check_queue_name
@@ -66,13 +67,17 @@ class PostgresQueue:
         claim_sweep_every: timedelta = timedelta(seconds=SWEEP_EVERY),
         notifier: PostgresNotifier | None = None,
         caps: ConcurrencyCaps = NO_CAPS,
+        history: bool = True,
+        worker: str | None = None,
     ) -> None:
         """`claim_sweep_every`: how often a claim reads the claim index from its start rather
         than from the floor (claim_floor.py); zero makes every claim do so. `notifier` wakes
         the workers of the jobs this queue enqueues, after the commit (None: one of its own).
         The timeouts of its own connections are the engine's (`engine_timeouts`) unless given.
         `caps` (every process's the same) hold back a job while a cap it falls under is full
-        (capped_claims.py); a queue no cap may touch claims as if there were none."""
+        (capped_claims.py); a queue no cap may touch claims as if there were none. With
+        `history` each settle and cancel also keeps the job's timeline (job_history), naming
+        `worker` (this process's `host:pid` if None) as the one that ran each attempt."""
         self._autocommit = Autocommit(engine)
         self.name = check_queue_name(name)
         self._sink = PostgresSink(engine, channel=channel, notifier=notifier)
@@ -104,6 +109,8 @@ class PostgresQueue:
                 self._claims, queue=self.name, caps=caps, visibility=visibility_timeout
             )
         self._held_back = False
+        self._history = history
+        self._worker = worker_name() if worker is None else worker
 
     async def __aenter__(self) -> PostgresQueue:
         return self
@@ -138,9 +145,8 @@ class PostgresQueue:
         A running job (a live lease) is not interrupted: False, and it finishes or fails as it
         would have. An expired lease counts as waiting.
         """
-        found = await self._autocommit.rows(
-            sql.CANCEL, {"id": job_id, "queue": self.name}, dict_row
-        )
+        statement = sql.CANCEL_KEEPING if self._history else sql.CANCEL
+        found = await self._autocommit.rows(statement, {"id": job_id, "queue": self.name}, dict_row)
         return bool(found)
 
     async def receive(self, max_messages: int = 1) -> list[Message]:
@@ -160,7 +166,10 @@ class PostgresQueue:
     async def ack_many(self, messages: Sequence[Message]) -> None:
         """Delete every job whose lease is still the receipt's, counted done, in one statement."""
         if messages:
-            await self._settles.run(sql.ACK, _leases(messages))
+            if self._history:
+                await self._settles.run(sql.ACK_KEEPING, self._worked(_leases(messages)))
+            else:
+                await self._settles.run(sql.ACK, _leases(messages))
             await self._prune_now_and_then()
 
     async def retry_many(self, retries: Sequence[Retry]) -> None:
@@ -173,7 +182,11 @@ class PostgresQueue:
                 "snoozes": [int(r.snooze) for r in retries],
                 "channel": self._own_channel,
             }
-            await self._settles.run(sql.RETRY, params)
+            if self._history:
+                params["errors"] = [r.error or "" for r in retries]
+                await self._settles.run(sql.RETRY_KEEPING, self._worked(params))
+            else:
+                await self._settles.run(sql.RETRY, params)
 
     async def dead_letter_many(self, burials: Sequence[Burial]) -> None:
         """Move each job whose lease is still the receipt's to the dead letters with its
@@ -181,7 +194,7 @@ class PostgresQueue:
         if burials:
             params = _leases([b.message for b in burials])
             params["reasons"] = [b.reason for b in burials]
-            await self._settles.run(sql.DEAD_LETTER, params)
+            await self._dead_letter(params, sql.DEAD_LETTER_KEEPING)
             await self._prune_now_and_then()
 
     async def extend_many(self, messages: Sequence[Message], visibility: timedelta) -> None:
@@ -236,7 +249,17 @@ class PostgresQueue:
         # Never delivered: a handler could not run it, and no settlement could find its row.
         params = _receipts([receipt for receipt, _ in burials])
         params["reasons"] = [reason for _, reason in burials]
-        await self._settles.run(sql.DEAD_LETTER, params)
+        await self._dead_letter(params, sql.BURY_UNREADABLE_KEEPING)
+
+    async def _dead_letter(self, params: dict[str, object], keeping: str) -> None:
+        if self._history:
+            await self._settles.run(keeping, self._worked(params))
+        else:
+            await self._settles.run(sql.DEAD_LETTER, params)
+
+    def _worked(self, params: dict[str, object]) -> dict[str, object]:
+        """`params` with the worker the history names for the attempts they settle."""
+        return {**params, "worker": self._worker}
 
     async def _until_next_visible(self) -> float:
         params = {"queue": self.name, **sql.floor_params(self._floor.floors)}

@@ -1,4 +1,5 @@
-"""`skincare jobs cancel ID [--queue Q]`: remove a waiting or scheduled job before it runs."""
+"""`skincare jobs cancel ID [--queue Q]`: remove a waiting or scheduled job before it runs; `list`
+and `show` find jobs and their timelines (`job_history.py`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from cyclopts import App
 
+from skincare_services.cli import job_history
 from skincare_services.cli.backend import run_on_backend
 from skincare_services.cli.errors import NO
 from skincare_services.cli.options import QueueName
@@ -17,7 +19,9 @@ if TYPE_CHECKING:
 
 def register(app: App) -> None:
     """Add `jobs` and its commands to the `skincare` app."""
-    jobs = App(name="jobs", help="Act on jobs that have not run yet.")
+    jobs = App(name="jobs", help="Find jobs, show a job's timeline, cancel jobs not yet run.")
+    jobs.command(job_history.list_jobs, name="list")
+    jobs.command(job_history.show)
     jobs.command(cancel)
     app.command(jobs)
 

@@ -14,6 +14,7 @@ from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.outcomes import RECENT, OutcomeCounts
 from skincare_core.jobs.ports import DeadLetter, OutboxStorage, QueueCounts
 from skincare_core.jobs.routing import DEFAULT_QUEUE
+from skincare_core.testing.jobs.memory_history import InMemoryHistory
 from skincare_core.testing.jobs.memory_keys import UniqueKeys
 from skincare_core.testing.jobs.memory_queue import InMemoryQueue
 from skincare_core.testing.jobs.memory_schedules import InMemoryRateLimiter, InMemoryScheduleStore
@@ -31,20 +32,26 @@ class QueueOptions(TypedDict, total=False):
 
 
 class InMemoryQueues:
-    """Named in-memory queues sharing unique keys: the sink (by each envelope's queue), the dead
-    letters and the stats of all of them. A queue is made on first use with `options`
-    (InMemoryQueue's); `caps` count the running jobs of all of them."""
+    """Named in-memory queues sharing unique keys and a history (`history`): the sink (by each
+    envelope's queue), the dead letters and the stats of all of them. A queue is made on first
+    use with `options` (InMemoryQueue's); `caps` count the running jobs of all of them."""
 
     def __init__(self, **options: Unpack[QueueOptions]) -> None:
         self._options = options
         self._keys = UniqueKeys()
+        wall = options.get("wall_clock")
+        self.history = InMemoryHistory() if wall is None else InMemoryHistory(wall_clock=wall)
         self._queues: dict[str, InMemoryQueue] = {}
 
     def queue(self, name: str = DEFAULT_QUEUE) -> InMemoryQueue:
         """The queue called `name`, made now if it is new."""
         if name not in self._queues:
             self._queues[name] = InMemoryQueue(
-                name, unique_keys=self._keys, running=self._running, **self._options
+                name,
+                unique_keys=self._keys,
+                running=self._running,
+                history=self.history,
+                **self._options,
             )
         return self._queues[name]
 
@@ -145,4 +152,5 @@ async def memory_backend(
         schedules=InMemoryScheduleStore(queues),
         rate_limiter=InMemoryRateLimiter(),
         outcomes=queues,
+        history=queues.history,
     )

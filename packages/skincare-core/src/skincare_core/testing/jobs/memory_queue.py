@@ -22,6 +22,7 @@ from skincare_core.jobs.ports import Burial, DeadLetter, QueueCounts, Retry
 from skincare_core.jobs.priority import DEFAULT_PRIORITY
 from skincare_core.jobs.routing import DEFAULT_QUEUE, check_queue_name
 from skincare_core.testing.jobs.memory_dead import MemoryDeadLetters
+from skincare_core.testing.jobs.memory_history import InMemoryHistory
 from skincare_core.testing.jobs.memory_keys import UniqueKeys
 from skincare_core.testing.jobs.memory_outcomes import MinuteOutcomes
 
@@ -52,9 +53,10 @@ class InMemoryQueue(MemoryDeadLetters):
 
     Delays run on `monotonic`; a `not_before` time is turned into a delay with `wall_clock`.
     Give several queues one `unique_keys` to make a key unique across them (`InMemoryQueues`
-    does). `caps` hold back a job while a cap it falls under is full, counting the running jobs
-    `running` lists as (queue, job type) (None: this queue's own; `InMemoryQueues` gives all
-    of its queues'). As a sink on its own it takes every envelope, whatever queue it names.
+    does), and one `history` to keep their jobs' timelines. `caps` hold back a job while a cap
+    it falls under is full, counting the running jobs `running` lists as (queue, job type)
+    (None: this queue's own; `InMemoryQueues` gives all of its queues'). As a sink on its own it
+    takes every envelope, whatever queue it names.
     """
 
     def __init__(
@@ -69,6 +71,7 @@ class InMemoryQueue(MemoryDeadLetters):
         unique_keys: UniqueKeys | None = None,
         caps: ConcurrencyCaps = NO_CAPS,
         running: Callable[[], Iterable[tuple[str, str]]] | None = None,
+        history: InMemoryHistory | None = None,
     ) -> None:
         super().__init__()
         self.name = check_queue_name(name)
@@ -87,6 +90,7 @@ class InMemoryQueue(MemoryDeadLetters):
         self._caps = caps
         self._held_back = False
         self._all_running = self.running_jobs if running is None else running
+        self._history = history
 
     @property
     def depth(self) -> int:
@@ -122,6 +126,8 @@ class InMemoryQueue(MemoryDeadLetters):
         if entry is None or self._running(entry):
             return False
         self._remove(entry)
+        if self._history is not None:
+            self._history.finished(job_id, "cancelled")
         return True
 
     async def receive(self, max_messages: int = 1) -> builtins.list[Message]:
@@ -145,6 +151,8 @@ class InMemoryQueue(MemoryDeadLetters):
             if self._live(message):
                 self._remove(self._entries[message.job.id])
                 self._outcomes.add(done=1)
+                if self._history is not None:
+                    self._history.finished(message.job.id, "done")
 
     async def retry_many(self, retries: Sequence[Retry]) -> None:
         """Make each job whose receipt is live visible after its delay (scheduled, not running)."""
@@ -156,6 +164,9 @@ class InMemoryQueue(MemoryDeadLetters):
                     entry.attempts -= 1
                     entry.snoozes += 1
                 self._lease(retry.message, retry.delay)
+                if self._history is not None:
+                    due = self._wall() + retry.delay
+                    self._history.retried(retry.message.job.id, due, retry.error)
 
     async def dead_letter_many(self, burials: Sequence[Burial]) -> None:
         """Move each job whose receipt is live to the dead letters with its reason."""
@@ -166,6 +177,8 @@ class InMemoryQueue(MemoryDeadLetters):
     async def extend_many(self, messages: Sequence[Message], visibility: timedelta) -> None:
         """Keep each lease for `visibility` more if its receipt is live."""
         for message in messages:
+            if self._history is not None and self._live(message):
+                self._history.extended(message.job.id, self._wall() + visibility)
             self._lease(message, visibility)
 
     async def stats(self, *, queue: str | None = None) -> QueueCounts:
@@ -198,6 +211,8 @@ class InMemoryQueue(MemoryDeadLetters):
         entry = _Entry(job, next(self._seq), visible_at=self._now() + wait)
         entry.unique_key, entry.priority = unique_key, priority
         self._entries[job.id] = entry
+        if self._history is not None:
+            self._history.enqueued(job, self.name, self._wall() + timedelta(seconds=wait))
         self._wake()
         return True
 
@@ -227,6 +242,9 @@ class InMemoryQueue(MemoryDeadLetters):
             messages.append(
                 Message(entry.receipt, entry.job, entry.attempts, snoozes=entry.snoozes)
             )
+            if self._history is not None:
+                lease = timedelta(seconds=self._visibility)
+                self._history.started(entry.job.id, self._wall() + lease)
         return messages
 
     def _running(self, entry: _Entry) -> bool:
@@ -256,6 +274,8 @@ class InMemoryQueue(MemoryDeadLetters):
         self._remove(entry)
         self._dead_priorities[entry.job.id] = entry.priority
         self._outcomes.add(failed=1)
+        if self._history is not None:
+            self._history.finished(entry.job.id, "dead", reason)
         self._dead[entry.job.id] = DeadLetter(
             entry.job, entry.attempts, reason, datetime.now(UTC), self.name
         )
