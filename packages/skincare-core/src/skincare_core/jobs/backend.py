@@ -18,6 +18,7 @@ from skincare_core.jobs.ports import (
     ScheduleStore,
 )
 from skincare_core.jobs.routing import DEFAULT_QUEUE
+from skincare_core.jobs.steering import JobActions, Pauses
 
 
 def _read_only(queues: Mapping[str, Queue]) -> Mapping[str, Queue]:
@@ -36,6 +37,8 @@ class Backend:
     periodic schedules' ticks and `rate_limiter` counts job starts, shared by every process
     where the backend can (None: the adapter has none yet). `outcomes` counts the jobs each
     named queue finished lately, done or failed (None: the adapter does not count them).
+    `pauses` pauses and resumes named queues and job types for every worker, and `actions`
+    runs a waiting job now or cancels it (None: the adapter has neither).
     """
 
     queues: Mapping[str, Queue] = field(converter=_read_only)
@@ -46,6 +49,8 @@ class Backend:
     schedules: ScheduleStore | None = None
     rate_limiter: RateLimiter | None = None
     outcomes: JobOutcomes | None = None
+    pauses: Pauses | None = None
+    actions: JobActions | None = None
 
     def queue(self, name: str = DEFAULT_QUEUE) -> Queue:
         """The named queue; KeyError naming the queues served when it is not one of them."""

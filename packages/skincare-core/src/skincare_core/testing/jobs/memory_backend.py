@@ -13,9 +13,11 @@ from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.outcomes import RECENT, OutcomeCounts
 from skincare_core.jobs.ports import DeadLetter, OutboxStorage, QueueCounts
 from skincare_core.jobs.routing import DEFAULT_QUEUE
+from skincare_core.jobs.steering import JobView
 from skincare_core.testing.jobs.memory_keys import UniqueKeys
 from skincare_core.testing.jobs.memory_queue import InMemoryQueue
 from skincare_core.testing.jobs.memory_schedules import InMemoryRateLimiter, InMemoryScheduleStore
+from skincare_core.testing.jobs.memory_steering import InMemoryPauses
 
 
 class QueueOptions(TypedDict, total=False):
@@ -37,12 +39,32 @@ class InMemoryQueues:
         self._options = options
         self._keys = UniqueKeys()
         self._queues: dict[str, InMemoryQueue] = {}
+        self.pauses = InMemoryPauses(on_resume=self._wake_all)
 
     def queue(self, name: str = DEFAULT_QUEUE) -> InMemoryQueue:
         """The queue called `name`, made now if it is new."""
         if name not in self._queues:
-            self._queues[name] = InMemoryQueue(name, unique_keys=self._keys, **self._options)
+            self._queues[name] = InMemoryQueue(
+                name, unique_keys=self._keys, pauses=self.pauses, **self._options
+            )
         return self._queues[name]
+
+    async def find(self, job_id: str) -> JobView | None:
+        """The job with this id in whichever queue holds it (`JobActions`)."""
+        views = (q.view(job_id) for q in self._queues.values())
+        return next((view for view in views if view is not None), None)
+
+    async def run_now(self, job_id: str) -> bool:
+        """Make the scheduled or retrying job visible now, wherever it waits."""
+        return any(q.run_now(job_id) for q in self._queues.values())
+
+    async def cancel(self, job_id: str) -> bool:
+        """Remove the waiting job, wherever it waits; a running one is left alone."""
+        return any([await q.cancel(job_id) for q in self._queues.values()])
+
+    def _wake_all(self) -> None:
+        for queue in self._queues.values():
+            queue.wake()
 
     def unique_key_taken(self, key: str) -> bool:
         """Whether a live job of any queue holds `key`."""
@@ -133,4 +155,6 @@ async def memory_backend(
         schedules=InMemoryScheduleStore(queues),
         rate_limiter=InMemoryRateLimiter(),
         outcomes=queues,
+        pauses=queues.pauses,
+        actions=queues,
     )
