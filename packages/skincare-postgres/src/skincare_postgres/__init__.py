@@ -17,6 +17,7 @@ from skincare_postgres.jobs.rate_limits import PostgresRateLimiter
 from skincare_postgres.jobs.schedules import PostgresScheduleStore
 from skincare_postgres.jobs.sink import PostgresSink
 from skincare_postgres.jobs.stats import PostgresQueueStats
+from skincare_postgres.jobs.steering import PostgresJobActions, PostgresPauses
 from skincare_postgres.migrations import downgrade, upgrade
 from skincare_postgres.schema import JOBS_CHANNEL, metadata
 from skincare_postgres.shop.unit_of_work import PostgresDatabase, PostgresUnitOfWork
@@ -26,10 +27,12 @@ __all__ = [
     "DatabaseUnavailable",
     "PostgresDatabase",
     "PostgresDeadLetters",
+    "PostgresJobActions",
     "PostgresJobLedger",
     "PostgresJobOutcomes",
     "PostgresNotifier",
     "PostgresOutboxStorage",
+    "PostgresPauses",
     "PostgresQueue",
     "PostgresQueueStats",
     "PostgresRateLimiter",

@@ -277,3 +277,16 @@ job_outcomes = Table(
     Column("failed", BigInteger, nullable=False, server_default=text("0")),
     PrimaryKeyConstraint("queue", "minute", "slot"),
 )
+
+# What an operator paused: a named queue (`kind` 'queue') or a job type ('type'), by name. Every
+# worker reads it at most every half second (skincare_core.jobs.steering.PauseWatch); a row
+# stays until it is resumed, through restarts.
+job_pauses = Table(
+    "job_pauses",
+    metadata,
+    Column("kind", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("paused_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    PrimaryKeyConstraint("kind", "name"),
+    _one_of("kind", ("queue", "type")),
+)

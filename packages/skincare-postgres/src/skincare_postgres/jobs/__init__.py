@@ -13,13 +13,16 @@ from skincare_postgres.jobs.rate_limits import PostgresRateLimiter
 from skincare_postgres.jobs.schedules import PostgresScheduleStore
 from skincare_postgres.jobs.sink import PostgresSink
 from skincare_postgres.jobs.stats import PostgresQueueStats
+from skincare_postgres.jobs.steering import PostgresJobActions, PostgresPauses
 
 __all__ = [
     "PostgresDeadLetters",
+    "PostgresJobActions",
     "PostgresJobLedger",
     "PostgresJobOutcomes",
     "PostgresNotifier",
     "PostgresOutboxStorage",
+    "PostgresPauses",
     "PostgresQueue",
     "PostgresQueueStats",
     "PostgresRateLimiter",

@@ -23,6 +23,7 @@ from skincare_postgres.jobs.rate_limits import PostgresRateLimiter
 from skincare_postgres.jobs.schedules import PostgresScheduleStore
 from skincare_postgres.jobs.sink import PostgresSink
 from skincare_postgres.jobs.stats import PostgresQueueStats
+from skincare_postgres.jobs.steering import PostgresJobActions, PostgresPauses
 
 
 @asynccontextmanager
@@ -35,13 +36,15 @@ async def postgres_backend(
     notifier: PostgresNotifier | None = None,
 ) -> AsyncIterator[Backend]:
     """The jobs table as one `PostgresQueue` per named queue in `queues`, and the dead letters,
-    the sink, the stats and the finished jobs (job_outcomes) of every queue.
+    the sink, the stats and the finished jobs (job_outcomes) of every queue, the pauses
+    (job_pauses, honoured by every queue's claims) and the actions on one job.
 
     No relay runs: the unit of work's outbox row is the queue row, so `outbox` is None. A queue
     opens its connections (two, and one to LISTEN) when it is first used. Every enqueue wakes
     its queue through `notifier` (None: one shared by this backend) after its commit.
     """
     notifier = PostgresNotifier(engine) if notifier is None else notifier
+    pauses = PostgresPauses(engine)
     async with AsyncExitStack() as stack:
         served = {}
         for name in queues:
@@ -51,6 +54,7 @@ async def postgres_backend(
                 visibility_timeout=visibility_timeout,
                 poll_interval=poll_interval,
                 notifier=notifier,
+                pauses=pauses,
             )
             served[name] = await stack.enter_async_context(queue)
         yield Backend(
@@ -62,6 +66,8 @@ async def postgres_backend(
             schedules=PostgresScheduleStore(engine),
             rate_limiter=PostgresRateLimiter(engine),
             outcomes=PostgresJobOutcomes(engine),
+            pauses=pauses,
+            actions=PostgresJobActions(engine),
         )
 
 

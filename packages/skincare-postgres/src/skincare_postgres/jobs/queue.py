@@ -20,6 +20,7 @@ from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import Message
 from skincare_core.jobs.ports import Burial, Retry
 from skincare_core.jobs.routing import DEFAULT_QUEUE, check_queue_name
+from skincare_core.jobs.steering import NOTHING_PAUSED, WATCH_EVERY, Paused, Pauses, PauseWatch
 from skincare_postgres.connection import DedicatedConnection
 from skincare_postgres.driver import Autocommit
 from skincare_postgres.engine import engine_timeouts, libpq_conninfo
@@ -60,11 +61,13 @@ class PostgresQueue:
         statement_timeout: timedelta | None = None,
         claim_sweep_every: timedelta = timedelta(seconds=SWEEP_EVERY),
         notifier: PostgresNotifier | None = None,
+        pauses: Pauses | None = None,
     ) -> None:
         """`claim_sweep_every`: how often a claim reads the claim index from its start rather
         than from the floor (claim_floor.py); zero makes every claim do so. `notifier` wakes
         the workers of the jobs this queue enqueues, after the commit (None: one of its own).
-        The timeouts of its own connections are the engine's (`engine_timeouts`) unless given."""
+        The timeouts of its own connections are the engine's (`engine_timeouts`) unless given.
+        `pauses` (read at most every half second) stop its claims or skip paused types."""
         self._autocommit = Autocommit(engine)
         self.name = check_queue_name(name)
         self._sink = PostgresSink(engine, channel=channel, notifier=notifier)
@@ -90,6 +93,8 @@ class PostgresQueue:
         self._batched_claims = ClaimBatcher(self._claim_rows)
         self._floor = ClaimFloor(sweep_every=claim_sweep_every.total_seconds())
         self._prune = PruneSchedule()
+        self._pauses = None if pauses is None else PauseWatch(pauses)
+        self._paused = NOTHING_PAUSED
 
     async def __aenter__(self) -> PostgresQueue:
         return self
@@ -134,6 +139,13 @@ class PostgresQueue:
         await self._listener.start()
         deadline = anyio.current_time() + self._poll
         while True:
+            if await self._queue_paused():
+                # Paused: no claim; the pause is looked at again as often as it is read.
+                remaining = deadline - anyio.current_time()
+                if remaining <= 0:
+                    return []
+                await anyio.sleep(min(remaining, WATCH_EVERY))
+                continue
             messages = await self._claim(max_messages)
             remaining = deadline - anyio.current_time()
             if messages or remaining <= 0:
@@ -168,18 +180,33 @@ class PostgresQueue:
         if messages:
             await self._settles.run(sql.EXTEND, {**_leases(messages), "visibility": visibility})
 
+    async def _queue_paused(self) -> bool:
+        """Whether this queue is paused now; the paused types are kept for the claim."""
+        if self._pauses is None:
+            return False
+        paused = await self._pauses.current()
+        if paused != self._paused:
+            # A resumed type's rows may lie below the floor the claims skipped them to.
+            if self._paused.types - paused.types:
+                self._floor.failed()
+            self._paused = paused
+        return self.name in paused.queues
+
     async def _claim(self, limit: int) -> list[Message]:
         return await self._batched_claims.claim(limit)
 
     async def _claim_rows(self, limit: int) -> list[Message]:
-        params = {
+        params: dict[str, object] = {
             "visibility": self._visibility,
             "limit": limit,
             "queue": self.name,
             "floor": self._floor.for_claim(),
         }
+        statement = sql.CLAIM
+        if held := _held(self._paused):
+            params["held"], statement = held, sql.CLAIM_SKIPPING_HELD
         try:
-            rows = await self._claims.rows(sql.CLAIM, params, _CLAIMED)
+            rows = await self._claims.rows(statement, params, _CLAIMED)
         except BaseException:
             self._floor.failed()
             raise
@@ -212,8 +239,11 @@ class PostgresQueue:
         await self._settles.run(sql.DEAD_LETTER, params)
 
     async def _until_next_visible(self) -> float:
-        params = {"queue": self.name, "floor": self._floor.floor}
-        [row] = await self._claims.rows(sql.NEXT_VISIBLE, params, dict_row)
+        params: dict[str, object] = {"queue": self.name, "floor": self._floor.floor}
+        statement = sql.NEXT_VISIBLE
+        if held := _held(self._paused):
+            params["held"], statement = held, sql.NEXT_VISIBLE_SKIPPING_HELD
+        [row] = await self._claims.rows(statement, params, dict_row)
         seconds = row["seconds"]
         # A visible row we could not claim is being leased by someone else right now.
         return self._poll if seconds is None else max(float(seconds), 0.005)
@@ -221,6 +251,11 @@ class PostgresQueue:
     async def _prune_now_and_then(self) -> None:
         if self._prune.due():
             await self._settles.run(PRUNE, PRUNE_PARAMS)
+
+
+def _held(paused: Paused) -> list[str]:
+    """The paused job types, sorted (one statement text and plan shape per set)."""
+    return sorted(paused.types)
 
 
 # A receipt is "<lease UUID>:<row id>": a UUID holds no colon, the row id may.
