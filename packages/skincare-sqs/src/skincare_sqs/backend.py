@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING
 
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.ports import RateLimiter, ScheduleStore
+from skincare_core.jobs.steering import Pauses
 from skincare_sqs.client import Sender
 from skincare_sqs.dead_letters import EveryDeadLetter
-from skincare_sqs.ledger import JobLedger, RelayedOutbox, SqsSink
+from skincare_sqs.ledger import JobLedger, RelayedOutbox, SqsJobActions, SqsSink
 from skincare_sqs.provisioning import QueueUrls
 from skincare_sqs.queue import SqsQueue
 from skincare_sqs.stats import SqsQueueStats
@@ -29,6 +30,7 @@ async def sqs_backend(
     wait_time_seconds: int = 20,
     schedules: ScheduleStore | None = None,
     rate_limiter: RateLimiter | None = None,
+    pauses: Pauses | None = None,
 ) -> AsyncIterator[Backend]:
     """A `SqsQueue` per named queue in `queues`; the dead letters, sink and stats of every named
     queue in `urls` (the SQS queue and DLQ of each, see `ensure_queues`).
@@ -43,6 +45,9 @@ async def sqs_backend(
     SQS keeps neither periodic schedules nor rate windows: `schedules` and `rate_limiter` come
     from the ledger's database (`skincare_postgres.PostgresScheduleStore` writes a tick's job as
     a ledger row, which the relay sends like any other), or stay None when there are none.
+    Nor does it keep pauses: `pauses` (`skincare_postgres.PostgresPauses`, in the ledger's
+    database) stop each queue's receives, and the ledger holds a paused job unsent. The
+    backend's `actions` run or cancel a job through its ledger row.
     """
     missing = sorted(set(queues) - set(urls))
     if missing:
@@ -55,19 +60,23 @@ async def sqs_backend(
             wait_time_seconds=wait_time_seconds,
             name=name,
             ledger=ledger,
+            pauses=pauses,
         )
         for name, pair in urls.items()
     }
+    dead_letters = EveryDeadLetter({n: q.dead_letters for n, q in every.items()})
     outbox = RelayedOutbox(ledger)
     senders = {name: Sender(client, pair.queue_url) for name, pair in urls.items()}
     pairs = {name: (pair.queue_url, pair.dlq_url) for name, pair in urls.items()}
     yield Backend(
         queues={name: every[name] for name in queues},
-        dead_letters=EveryDeadLetter({n: q.dead_letters for n, q in every.items()}),
+        dead_letters=dead_letters,
         sink=SqsSink(senders, ledger=ledger, outbox=outbox),
         outbox=outbox,
         stats=SqsQueueStats(client, pairs),
         schedules=schedules,
         rate_limiter=rate_limiter,
         outcomes=ledger,
+        pauses=pauses,
+        actions=SqsJobActions(ledger, dead_letters),
     )

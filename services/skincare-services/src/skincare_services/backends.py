@@ -94,7 +94,12 @@ def _postgres(context: BackendContext) -> AbstractAsyncContextManager[Backend]:
 async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
     import anyio
 
-    from skincare_postgres import PostgresRateLimiter, PostgresScheduleStore, postgres_job_ledger
+    from skincare_postgres import (
+        PostgresPauses,
+        PostgresRateLimiter,
+        PostgresScheduleStore,
+        postgres_job_ledger,
+    )
     from skincare_services.aws import SQS_LONG_POLL_SECONDS, aws_client
     from skincare_sqs import MAX_DELAY, queue_urls, sqs_backend
 
@@ -109,7 +114,8 @@ async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
         await anyio.to_thread.run_sync(
             lambda: warn_short_redrive(client, urls, context.queues, context.max_receives)
         )
-        # Schedules and rate windows live in the ledger's database, shared by every process.
+        # Schedules, rate windows and pauses live in the ledger's database, shared by every
+        # process.
         backend = sqs_backend(
             client,
             urls=urls,
@@ -118,6 +124,7 @@ async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
             wait_time_seconds=SQS_LONG_POLL_SECONDS,
             schedules=PostgresScheduleStore(engine),
             rate_limiter=PostgresRateLimiter(engine),
+            pauses=PostgresPauses(engine),
         )
         yield await stack.enter_async_context(backend)
 
