@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bench.compare.server import sqlalchemy_url
 from bench.compare.systems import Handler, Payload
 from skincare_core.jobs import Envelope, Job, Router, Worker, new_job
-from skincare_postgres import JOBS_CHANNEL, PostgresQueue, create_engine, upgrade
+from skincare_postgres import JOBS_CHANNEL, PostgresPauses, PostgresQueue, create_engine, upgrade
 
 JOB_TYPE = "noop"
 # No enqueue ever notifies this channel: a worker listening on it only polls (notify off).
@@ -76,6 +76,8 @@ class OursSystem:
             visibility_timeout=timedelta(seconds=30),
             poll_interval=poll,
             channel=JOBS_CHANNEL if notify else SILENT_CHANNEL,
+            # As the worker runs it: watching the pauses (read every half second).
+            pauses=PostgresPauses(self._engine),
         )
         async with queue:
             yield queue

@@ -107,6 +107,8 @@ def ops_app(*, settings: Settings, backend: Backend) -> Litestar:
         stats=backend.stats,
         queue_names=names,
         outcomes=backend.outcomes,
+        pauses=backend.pauses,
+        actions=backend.actions,
     )
     return create_ops_app(ops=ops, settings=ops_settings)
 

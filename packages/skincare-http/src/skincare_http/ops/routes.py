@@ -27,6 +27,7 @@ from litestar.types import Scope
 from skincare_core.jobs.ops import OpsService, Selection
 from skincare_core.jobs.outcomes import RECENT
 from skincare_http.ops.operator import COOKIE, OperatorGuard, client_address
+from skincare_http.ops.steer_routes import STEER_ROUTES, known_id
 
 JOBS = "/ops/jobs/"
 Ops = NamedDependency[OpsService]
@@ -58,14 +59,18 @@ async def overview(ops: Ops) -> Template:
 
 @get("/jobs/{quoted:path}")
 async def dead_job(ops: Ops, request: Request[object, object, State]) -> Template:
-    """One dead job (its id quoted whole in the path): type, payload, attempts, error and when
-    it died."""
-    job_id = job_id_in_path(request.scope)
+    """One job (its id quoted whole in the path): a dead one's type, payload, attempts, error
+    and when it died; a waiting or running one's state, with run-now and cancel where they
+    apply. 404 for any id no job has (a NUL or an absurd length included)."""
     # No store holds an id with a NUL (PostgreSQL refuses one in text): no such job.
-    item = None if "\0" in job_id else await ops.dead_job(job_id)
-    if item is None:
-        raise NotFoundException(f"no dead job {job_id}")
-    return Template("job.html", context={"dead": item})
+    job_id = known_id(job_id_in_path(request.scope))
+    item = await ops.dead_job(job_id)
+    if item is not None:
+        return Template("job.html", context={"dead": item})
+    view = await ops.job(job_id)
+    if view is None:
+        raise NotFoundException("no such job")
+    return Template("waiting_job.html", context={"view": view})
 
 
 @get("/preview")
@@ -126,5 +131,5 @@ async def sign_out() -> Response[None]:
     return response
 
 
-OPERATOR_ROUTES = [overview, dead_job, preview, redrive, purge]
+OPERATOR_ROUTES = [overview, dead_job, preview, redrive, purge, *STEER_ROUTES]
 SIGN_IN_ROUTES = [sign_in_form, sign_in, sign_out]
