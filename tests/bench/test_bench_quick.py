@@ -1,6 +1,7 @@
 """Every bench program runs in its --quick mode: the bench/compare programs (in the bench
 dependency group) and bench.queue_isolation, bench.bulk_enqueue, bench.held_horizon,
-bench.notify_commit, bench.terminate_storm, bench.checkout_latency and bench.checkout_capacity."""
+bench.notify_commit, bench.terminate_storm, bench.checkout_latency, bench.checkout_capacity and
+bench.pause_claim."""
 
 from __future__ import annotations
 
@@ -162,3 +163,12 @@ def test_the_checkout_latency_program_runs_quick_and_prints_every_configuration(
     # 16 clients, 10 queued or 4 inline checkouts each: every one was timed.
     assert [int(row[2]) for row in rows if row[1] == "queued"] == [160, 160]
     assert sum("inline/queued p99" in line for line in done.stdout.splitlines()) == 2
+
+
+@pytest.mark.slow
+def test_the_pause_claim_program_times_every_claim_variant() -> None:
+    done = _run_program("bench.pause_claim", "--quick", "--rows", "2000")
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert len(rows) == 4
+    assert all(row.endswith(" us |") for row in rows), rows
