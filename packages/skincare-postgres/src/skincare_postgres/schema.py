@@ -24,7 +24,7 @@ from sqlalchemy import (
     func,
     text,
 )
-from sqlalchemy.dialects.postgresql import UUID
+from sqlalchemy.dialects.postgresql import JSONB, UUID
 
 from skincare_core.shop.models import NotificationType, OrderStatus, PaymentStatus
 
@@ -226,6 +226,11 @@ jobs = Table(
     Column("queue", Text, nullable=False, server_default="default"),
     # While the job is live (ready, scheduled or running) no other live job has this key.
     Column("unique_key", Text, nullable=True),
+    # The history's (job_history below): when the current (or last) attempt started, set by the
+    # claim, and the attempts settled before it ({start, end, worker, error} each), appended by
+    # a retry or a dead-letter.
+    Column("started_at", DateTime(timezone=True), nullable=True),
+    Column("attempt_log", JSONB, nullable=True),
     _one_of("status", JOB_STATUSES),
     CheckConstraint("attempts >= 0", name="attempts_not_negative"),
     # The claim's index: one queue's ready rows in due order, so a claim reads only its queue.
@@ -289,4 +294,39 @@ job_pauses = Table(
     Column("paused_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
     PrimaryKeyConstraint("kind", "name"),
     _one_of("kind", ("queue", "type")),
+)
+
+HISTORY_STATES = ("done", "dead", "cancelled")
+"""A finished job's end in job_history: acked, dead-lettered or cancelled before it ran."""
+
+# Finished jobs, kept for a retention (done and cancelled: hours, dead: days) and pruned in
+# batches by one process at a time. A row is written by the statement that settles the job (the
+# ack's DELETE, the dead-letter's UPDATE, the cancel's DELETE feed an INSERT ... SELECT), so
+# history costs no round trip. `args` is the job's payload, searched by containment (`@>`) on
+# the GIN index; `attempt_log` is a JSON array of {start, end, worker, error}.
+job_history = Table(
+    "job_history",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("type", Text, nullable=False),
+    Column("queue", Text, nullable=False),
+    Column("state", Text, nullable=False),
+    Column("args", JSONB, nullable=False, server_default=text("'{}'::jsonb")),
+    Column("enqueued_at", DateTime(timezone=True), nullable=True),
+    Column("finished_at", DateTime(timezone=True), nullable=False),
+    Column("attempts", Integer, nullable=False, server_default=text("0")),
+    Column("attempt_log", JSONB, nullable=False, server_default=text("'[]'::jsonb")),
+    Column("last_error", Text, nullable=True),
+    Column("request_id", Text, nullable=True),
+    Column("trace_id", Text, nullable=True),
+    _one_of("state", HISTORY_STATES),
+    Index(
+        "ix_job_history_args",
+        "args",
+        postgresql_using="gin",
+        postgresql_ops={"args": "jsonb_path_ops"},
+    ),
+    # A type's jobs by time, and a state's (the cleaner prunes each state by its age).
+    Index("ix_job_history_type_finished_at", "type", "finished_at"),
+    Index("ix_job_history_state_finished_at", "state", "finished_at"),
 )

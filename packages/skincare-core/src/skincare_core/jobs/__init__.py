@@ -17,6 +17,16 @@ from skincare_core.jobs.errors import (
     Unavailable,
     UnknownJobType,
 )
+from skincare_core.jobs.history import (
+    Attempt,
+    HistoryCleaner,
+    HistoryQuery,
+    InvalidHistoryQuery,
+    JobHistory,
+    JobRecord,
+    JobState,
+    Retention,
+)
 from skincare_core.jobs.job import Job, Message, new_job, new_job_id
 from skincare_core.jobs.metrics import JobMetrics, NoMetrics, Outcome
 from skincare_core.jobs.outcomes import JobOutcomes, OutcomeCounts
@@ -48,17 +58,24 @@ from skincare_core.jobs.worker import Worker
 __all__ = [
     "DEFAULT_QUEUE",
     "MAX_JOB_BYTES",
+    "Attempt",
     "Backend",
     "Burial",
     "DeadLetter",
     "DeadLetters",
     "Envelope",
     "Handler",
+    "HistoryCleaner",
+    "HistoryQuery",
+    "InvalidHistoryQuery",
     "InvalidJob",
     "Job",
+    "JobHistory",
     "JobMetrics",
     "JobOutcomes",
+    "JobRecord",
     "JobSink",
+    "JobState",
     "JobTooLarge",
     "JobTracer",
     "Message",
@@ -77,6 +94,7 @@ __all__ = [
     "QueueStats",
     "RateLimit",
     "RateLimiter",
+    "Retention",
     "Retry",
     "RetryLater",
     "RetryPolicies",

@@ -7,6 +7,7 @@ from types import MappingProxyType
 
 from attrs import field, frozen
 
+from skincare_core.jobs.history import JobHistory
 from skincare_core.jobs.outcomes import JobOutcomes
 from skincare_core.jobs.ports import (
     DeadLetters,
@@ -39,6 +40,8 @@ class Backend:
     named queue finished lately, done or failed (None: the adapter does not count them).
     `pauses` pauses and resumes named queues and job types for every worker, and `actions`
     runs a waiting job now or cancels it (None: the adapter has neither).
+    `history` holds every job's timeline for a retention, searchable (None: the adapter keeps
+    none, or it was turned off).
     """
 
     queues: Mapping[str, Queue] = field(converter=_read_only)
@@ -51,6 +54,7 @@ class Backend:
     outcomes: JobOutcomes | None = None
     pauses: Pauses | None = None
     actions: JobActions | None = None
+    history: JobHistory | None = None
 
     def queue(self, name: str = DEFAULT_QUEUE) -> Queue:
         """The named queue; KeyError naming the queues served when it is not one of them."""

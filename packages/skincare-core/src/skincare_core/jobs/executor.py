@@ -73,7 +73,7 @@ class Executor:
             return settlement
         logger.warning("job.cancelled", extra=job_fields(message, delay=0.0))
         self._finished(message, "cancelled", ran)
-        return Retry(message, timedelta(0))
+        return Retry(message, timedelta(0), "stopped: the worker shut down")
 
     def failed(self, message: Message, exc: Exception) -> Retry | Burial:
         """Dead-letter a permanent error or the last attempt; otherwise retry after a delay."""
@@ -87,7 +87,7 @@ class Executor:
         logger.warning(
             "job.retry", extra=job_fields(message, delay=delay.total_seconds(), error=error)
         )
-        return Retry(message, delay)
+        return Retry(message, delay, error)
 
     def _crashed(self, message: Message) -> Burial:
         # Every earlier delivery ended without a settlement: the job kills its worker.

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Protocol, TypeAlias
 
-from attrs import frozen
+from attrs import field, frozen
 
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Job, Message
@@ -61,10 +61,13 @@ class Queue(Protocol):
 
 @frozen
 class Retry:
-    """A failed job to make visible again after `delay`."""
+    """A failed job to make visible again after `delay`; `error` is why its attempt failed
+    (the job's history keeps it; None: not told). Two retries of the same message and delay
+    are equal whatever their errors: the error changes nothing the queue does."""
 
     message: Message
     delay: timedelta
+    error: str | None = field(default=None, eq=False)
 
 
 @frozen

@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.routing import DEFAULT_QUEUE
 from skincare_postgres.jobs.dead_letters import PostgresDeadLetters
+from skincare_postgres.jobs.history import PostgresJobHistory
 from skincare_postgres.jobs.job_ledger import PostgresJobLedger
 from skincare_postgres.jobs.notifier import PostgresNotifier
 from skincare_postgres.jobs.outcomes import PostgresJobOutcomes
@@ -34,6 +35,7 @@ async def postgres_backend(
     visibility_timeout: timedelta = timedelta(seconds=30),
     poll_interval: timedelta = timedelta(seconds=1),
     notifier: PostgresNotifier | None = None,
+    history: bool = True,
 ) -> AsyncIterator[Backend]:
     """The jobs table as one `PostgresQueue` per named queue in `queues`, and the dead letters,
     the sink, the stats and the finished jobs (job_outcomes) of every queue, the pauses
@@ -41,7 +43,8 @@ async def postgres_backend(
 
     No relay runs: the unit of work's outbox row is the queue row, so `outbox` is None. A queue
     opens its connections (two, and one to LISTEN) when it is first used. Every enqueue wakes
-    its queue through `notifier` (None: one shared by this backend) after its commit.
+    its queue through `notifier` (None: one shared by this backend) after its commit. With
+    `history` the queues keep every job's timeline (job_history) and `history` reads it.
     """
     notifier = PostgresNotifier(engine) if notifier is None else notifier
     pauses = PostgresPauses(engine)
@@ -55,6 +58,7 @@ async def postgres_backend(
                 poll_interval=poll_interval,
                 notifier=notifier,
                 pauses=pauses,
+                history=history,
             )
             served[name] = await stack.enter_async_context(queue)
         yield Backend(
@@ -67,7 +71,8 @@ async def postgres_backend(
             rate_limiter=PostgresRateLimiter(engine),
             outcomes=PostgresJobOutcomes(engine),
             pauses=pauses,
-            actions=PostgresJobActions(engine),
+            actions=PostgresJobActions(engine, history=history),
+            history=PostgresJobHistory(engine) if history else None,
         )
 
 

@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.errors import InvalidJob
+from skincare_core.jobs.history import worker_name
 from skincare_core.jobs.job import Message
 from skincare_core.jobs.ports import Burial, Retry
 from skincare_core.jobs.routing import DEFAULT_QUEUE, check_queue_name
@@ -62,12 +63,16 @@ class PostgresQueue:
         claim_sweep_every: timedelta = timedelta(seconds=SWEEP_EVERY),
         notifier: PostgresNotifier | None = None,
         pauses: Pauses | None = None,
+        history: bool = True,
+        worker: str | None = None,
     ) -> None:
         """`claim_sweep_every`: how often a claim reads the claim index from its start rather
         than from the floor (claim_floor.py); zero makes every claim do so. `notifier` wakes
         the workers of the jobs this queue enqueues, after the commit (None: one of its own).
         The timeouts of its own connections are the engine's (`engine_timeouts`) unless given.
-        `pauses` (read at most every half second) stop its claims or skip paused types."""
+        `pauses` (read at most every half second) stop its claims or skip paused types.
+        With `history` each settle and cancel also keeps the job's timeline (job_history),
+        naming `worker` (this process's `host:pid` if None) as the one that ran each attempt."""
         self._autocommit = Autocommit(engine)
         self.name = check_queue_name(name)
         self._sink = PostgresSink(engine, channel=channel, notifier=notifier)
@@ -95,6 +100,8 @@ class PostgresQueue:
         self._prune = PruneSchedule()
         self._pauses = None if pauses is None else PauseWatch(pauses)
         self._paused = NOTHING_PAUSED
+        self._history = history
+        self._worker = worker_name() if worker is None else worker
 
     async def __aenter__(self) -> PostgresQueue:
         return self
@@ -129,9 +136,8 @@ class PostgresQueue:
         A running job (a live lease) is not interrupted: False, and it finishes or fails as it
         would have. An expired lease counts as waiting.
         """
-        found = await self._autocommit.rows(
-            sql.CANCEL, {"id": job_id, "queue": self.name}, dict_row
-        )
+        statement = sql.CANCEL_KEEPING if self._history else sql.CANCEL
+        found = await self._autocommit.rows(statement, {"id": job_id, "queue": self.name}, dict_row)
         return bool(found)
 
     async def receive(self, max_messages: int = 1) -> list[Message]:
@@ -155,7 +161,10 @@ class PostgresQueue:
     async def ack_many(self, messages: Sequence[Message]) -> None:
         """Delete every job whose lease is still the receipt's, counted done, in one statement."""
         if messages:
-            await self._settles.run(sql.ACK, _leases(messages))
+            if self._history:
+                await self._settles.run(sql.ACK_KEEPING, self._worked(_leases(messages)))
+            else:
+                await self._settles.run(sql.ACK, _leases(messages))
             await self._prune_now_and_then()
 
     async def retry_many(self, retries: Sequence[Retry]) -> None:
@@ -164,7 +173,11 @@ class PostgresQueue:
         if retries:
             params = _leases([r.message for r in retries])
             params |= {"delays": [r.delay for r in retries], "channel": self._own_channel}
-            await self._settles.run(sql.RETRY, params)
+            if self._history:
+                params["errors"] = [r.error or "" for r in retries]
+                await self._settles.run(sql.RETRY_KEEPING, self._worked(params))
+            else:
+                await self._settles.run(sql.RETRY, params)
 
     async def dead_letter_many(self, burials: Sequence[Burial]) -> None:
         """Move each job whose lease is still the receipt's to the dead letters with its
@@ -172,7 +185,7 @@ class PostgresQueue:
         if burials:
             params = _leases([b.message for b in burials])
             params["reasons"] = [b.reason for b in burials]
-            await self._settles.run(sql.DEAD_LETTER, params)
+            await self._dead_letter(params, sql.DEAD_LETTER_KEEPING)
             await self._prune_now_and_then()
 
     async def extend_many(self, messages: Sequence[Message], visibility: timedelta) -> None:
@@ -236,7 +249,17 @@ class PostgresQueue:
         # Never delivered: a handler could not run it, and no settlement could find its row.
         params = _receipts([receipt for receipt, _ in burials])
         params["reasons"] = [reason for _, reason in burials]
-        await self._settles.run(sql.DEAD_LETTER, params)
+        await self._dead_letter(params, sql.BURY_UNREADABLE_KEEPING)
+
+    async def _dead_letter(self, params: dict[str, object], keeping: str) -> None:
+        if self._history:
+            await self._settles.run(keeping, self._worked(params))
+        else:
+            await self._settles.run(sql.DEAD_LETTER, params)
+
+    def _worked(self, params: dict[str, object]) -> dict[str, object]:
+        """`params` with the worker the history names for the attempts they settle."""
+        return {**params, "worker": self._worker}
 
     async def _until_next_visible(self) -> float:
         params: dict[str, object] = {"queue": self.name, "floor": self._floor.floor}

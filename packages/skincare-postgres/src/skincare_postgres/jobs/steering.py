@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.steering import JobState, JobView, Paused, one_target
 from skincare_postgres.driver import Autocommit
+from skincare_postgres.jobs import queue_sql
 from skincare_postgres.jobs import steering_sql as sql
 from skincare_postgres.jobs.row_bodies import decode_row_body
 from skincare_postgres.schema import JOBS_CHANNEL
@@ -53,11 +54,15 @@ class _Found(NamedTuple):
 
 
 class PostgresJobActions:
-    """The JobActions port over the Postgres queue's jobs table, every named queue."""
+    """The JobActions port over the Postgres queue's jobs table, every named queue; with
+    `history` a cancelled job's timeline is kept (job_history), as the queue's cancel keeps it."""
 
-    def __init__(self, engine: AsyncEngine, channel: str = JOBS_CHANNEL) -> None:
+    def __init__(
+        self, engine: AsyncEngine, channel: str = JOBS_CHANNEL, *, history: bool = True
+    ) -> None:
         self._autocommit = Autocommit(engine)
         self._channel = channel
+        self._history = history
 
     async def find(self, job_id: str) -> JobView | None:
         """The job's row as it stands; None when there is none (or its body is no job)."""
@@ -78,8 +83,14 @@ class PostgresJobActions:
         return bool(await self._autocommit.rows(sql.RUN_NOW, params, tuple_row))
 
     async def cancel(self, job_id: str) -> bool:
-        """Delete the job if it waits (not running); whether it did."""
-        return bool(await self._autocommit.rows(sql.CANCEL, {"id": job_id}, tuple_row))
+        """Delete the job if it waits (not running), as its queue's cancel does; whether it
+        did."""
+        view = await self.find(job_id)
+        if view is None or not view.can_cancel:
+            return False
+        statement = queue_sql.CANCEL_KEEPING if self._history else queue_sql.CANCEL
+        params = {"id": job_id, "queue": view.queue}
+        return bool(await self._autocommit.rows(statement, params, tuple_row))
 
 
 def _state(value: str) -> JobState:

@@ -35,10 +35,3 @@ WITH moved AS (
     RETURNING queue)
 SELECT pg_notify(%(channel)s || '.' || queue, '') FROM moved
 """
-
-# A waiting row of any queue: ready, scheduled, retrying or an expired lease.
-CANCEL = """
-DELETE FROM jobs WHERE id = %(id)s AND status = 'ready'
-    AND (receipt IS NULL OR lease_expires_at <= now())
-RETURNING 1
-"""

@@ -19,6 +19,7 @@ from attrs import frozen
 
 from skincare_core.jobs.envelope import enqueue
 from skincare_core.jobs.errors import JobTooLarge
+from skincare_core.jobs.history import JobHistory
 from skincare_core.jobs.job import Job, Message, new_job
 from skincare_core.jobs.outcomes import JobOutcomes
 from skincare_core.jobs.ports import Burial, DeadLetters, JobSink, Queue, QueueStats, Retry
@@ -32,7 +33,7 @@ from skincare_core.testing.jobs.stats_contract import QueueStatsContract
 class QueueSubject:
     """The adapter under test: a queue, its backend's dead letters, its timing, its stats, and
     (for the scheduling and named-queue tests) `other`, a second named queue, and the backend's
-    `sink`; `outcomes` for the outcomes and ops tests."""
+    `sink`; `outcomes` for the outcomes and ops tests; `history` for `HistoryContract`."""
 
     queue: Queue
     dead_letters: DeadLetters
@@ -42,6 +43,7 @@ class QueueSubject:
     other: Queue | None = None
     sink: JobSink | None = None
     outcomes: JobOutcomes | None = None
+    history: JobHistory | None = None
 
 
 async def receive_one(subject: QueueSubject, within: float = 10.0) -> Message:

@@ -14,6 +14,7 @@ from skincare_core.jobs.outcomes import RECENT, OutcomeCounts
 from skincare_core.jobs.ports import DeadLetter, OutboxStorage, QueueCounts
 from skincare_core.jobs.routing import DEFAULT_QUEUE
 from skincare_core.jobs.steering import JobView
+from skincare_core.testing.jobs.memory_history import InMemoryHistory
 from skincare_core.testing.jobs.memory_keys import UniqueKeys
 from skincare_core.testing.jobs.memory_queue import InMemoryQueue
 from skincare_core.testing.jobs.memory_schedules import InMemoryRateLimiter, InMemoryScheduleStore
@@ -31,13 +32,15 @@ class QueueOptions(TypedDict, total=False):
 
 
 class InMemoryQueues:
-    """Named in-memory queues sharing unique keys: the sink (by each envelope's queue), the dead
-    letters and the stats of all of them. A queue is made on first use with `options`
-    (InMemoryQueue's)."""
+    """Named in-memory queues sharing unique keys and a history (`history`): the sink (by each
+    envelope's queue), the dead letters and the stats of all of them. A queue is made on first
+    use with `options` (InMemoryQueue's)."""
 
     def __init__(self, **options: Unpack[QueueOptions]) -> None:
         self._options = options
         self._keys = UniqueKeys()
+        wall = options.get("wall_clock")
+        self.history = InMemoryHistory() if wall is None else InMemoryHistory(wall_clock=wall)
         self._queues: dict[str, InMemoryQueue] = {}
         self.pauses = InMemoryPauses(on_resume=self._wake_all)
 
@@ -45,7 +48,11 @@ class InMemoryQueues:
         """The queue called `name`, made now if it is new."""
         if name not in self._queues:
             self._queues[name] = InMemoryQueue(
-                name, unique_keys=self._keys, pauses=self.pauses, **self._options
+                name,
+                unique_keys=self._keys,
+                pauses=self.pauses,
+                history=self.history,
+                **self._options,
             )
         return self._queues[name]
 
@@ -157,4 +164,5 @@ async def memory_backend(
         outcomes=queues,
         pauses=queues.pauses,
         actions=queues,
+        history=queues.history,
     )

@@ -21,6 +21,7 @@ from skincare_core.jobs.ports import Burial, DeadLetter, QueueCounts, Retry
 from skincare_core.jobs.routing import DEFAULT_QUEUE, check_queue_name
 from skincare_core.jobs.steering import NOTHING_PAUSED, JobState, JobView, Paused
 from skincare_core.testing.jobs.memory_dead import MemoryDeadLetters
+from skincare_core.testing.jobs.memory_history import InMemoryHistory
 from skincare_core.testing.jobs.memory_keys import UniqueKeys
 from skincare_core.testing.jobs.memory_outcomes import MinuteOutcomes
 from skincare_core.testing.jobs.memory_steering import InMemoryPauses
@@ -46,7 +47,8 @@ class InMemoryQueue(MemoryDeadLetters):
 
     Delays run on `monotonic`; a `not_before` time is turned into a delay with `wall_clock`.
     Give several queues one `unique_keys` to make a key unique across them (`InMemoryQueues`
-    does). As a sink on its own it takes every envelope, whatever queue it names.
+    does), and one `history` to keep their jobs' timelines. As a sink on its own it takes every
+    envelope, whatever queue it names.
     """
 
     def __init__(
@@ -60,6 +62,7 @@ class InMemoryQueue(MemoryDeadLetters):
         wall_clock: Callable[[], datetime] = _utc_now,
         unique_keys: UniqueKeys | None = None,
         pauses: InMemoryPauses | None = None,
+        history: InMemoryHistory | None = None,
     ) -> None:
         super().__init__()
         self.name = check_queue_name(name)
@@ -74,6 +77,7 @@ class InMemoryQueue(MemoryDeadLetters):
         self._wakeup: anyio.Event | None = None
         self._outcomes = MinuteOutcomes(wall_clock)
         self._pauses = pauses
+        self._history = history
 
     @property
     def depth(self) -> int:
@@ -105,6 +109,8 @@ class InMemoryQueue(MemoryDeadLetters):
         if entry is None or self._running(entry):
             return False
         self._remove(entry)
+        if self._history is not None:
+            self._history.finished(job_id, "cancelled")
         return True
 
     async def receive(self, max_messages: int = 1) -> builtins.list[Message]:
@@ -126,6 +132,8 @@ class InMemoryQueue(MemoryDeadLetters):
             if self._live(message):
                 self._remove(self._entries[message.job.id])
                 self._outcomes.add(done=1)
+                if self._history is not None:
+                    self._history.finished(message.job.id, "done")
 
     async def retry_many(self, retries: Sequence[Retry]) -> None:
         """Make each job whose receipt is live visible after its delay (scheduled, not running)."""
@@ -133,6 +141,9 @@ class InMemoryQueue(MemoryDeadLetters):
             if self._live(retry.message):
                 self._entries[retry.message.job.id].leased = False
                 self._lease(retry.message, retry.delay)
+                if self._history is not None:
+                    due = self._wall() + retry.delay
+                    self._history.retried(retry.message.job.id, due, retry.error)
 
     async def dead_letter_many(self, burials: Sequence[Burial]) -> None:
         """Move each job whose receipt is live to the dead letters with its reason."""
@@ -143,6 +154,8 @@ class InMemoryQueue(MemoryDeadLetters):
     async def extend_many(self, messages: Sequence[Message], visibility: timedelta) -> None:
         """Keep each lease for `visibility` more if its receipt is live."""
         for message in messages:
+            if self._history is not None and self._live(message):
+                self._history.extended(message.job.id, self._wall() + visibility)
             self._lease(message, visibility)
 
     async def stats(self, *, queue: str | None = None) -> QueueCounts:
@@ -174,6 +187,8 @@ class InMemoryQueue(MemoryDeadLetters):
         wait = 0.0 if due is None else max(0.0, (due - self._wall()).total_seconds())
         entry = _Entry(job, next(self._seq), visible_at=self._now() + wait, unique_key=unique_key)
         self._entries[job.id] = entry
+        if self._history is not None:
+            self._history.enqueued(job, self.name, self._wall() + timedelta(seconds=wait))
         self._wake()
         return True
 
@@ -236,6 +251,9 @@ class InMemoryQueue(MemoryDeadLetters):
             entry.receipt = uuid.uuid4().hex
             entry.visible_at = now + self._visibility
             messages.append(Message(entry.receipt, entry.job, entry.attempts))
+            if self._history is not None:
+                lease = timedelta(seconds=self._visibility)
+                self._history.started(entry.job.id, self._wall() + lease)
         return messages
 
     def _running(self, entry: _Entry) -> bool:
@@ -269,6 +287,8 @@ class InMemoryQueue(MemoryDeadLetters):
     def _bury(self, entry: _Entry, reason: str) -> None:
         self._remove(entry)
         self._outcomes.add(failed=1)
+        if self._history is not None:
+            self._history.finished(entry.job.id, "dead", reason)
         self._dead[entry.job.id] = DeadLetter(
             entry.job, entry.attempts, reason, datetime.now(UTC), self.name
         )

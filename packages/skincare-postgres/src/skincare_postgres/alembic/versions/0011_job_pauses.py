@@ -3,7 +3,7 @@
 One new table; no existing row changes. Going back resumes everything that was paused.
 
 Revision ID: 0011
-Revises: 0007
+Revises: 0010
 Create Date: 2026-12-05
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0011"
-down_revision: str | None = "0007"
+down_revision: str | None = "0010"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
