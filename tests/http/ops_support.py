@@ -45,5 +45,6 @@ def ops_app(queues: InMemoryQueues, clock: Clock | None = None) -> Litestar:
         outcomes=queues,
         pauses=queues.pauses,
         actions=queues,
+        history=queues.history,
     )
     return create_ops_app(ops=ops, settings=SETTINGS, clock=clock)

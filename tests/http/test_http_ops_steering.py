@@ -15,7 +15,9 @@ from litestar.testing import AsyncTestClient, TestClient
 
 from skincare_core.jobs import enqueue
 from skincare_core.jobs.job import Job
+from skincare_core.jobs.ports import Retry
 from skincare_core.testing.jobs import InMemoryQueues
+from skincare_http.ops.steer_routes import parse_search
 from tests.http.ops_support import OPS_TOKEN, ops_app, token
 
 pytestmark = pytest.mark.anyio
@@ -99,7 +101,10 @@ async def test_a_waiting_job_is_previewed_then_cancelled_and_a_running_one_is_no
         ).status_code == 403
         await client.post("/ops/cancel", data=form, headers=OPERATOR)
         assert [j.id for j in queues.queue("default").jobs()] == ["r1"]
-        assert (await client.get("/ops/jobs/w1", headers=OPERATOR)).status_code == 404
+        # The history keeps the cancelled job's record: its page says so.
+        gone = await client.get("/ops/jobs/w1", headers=OPERATOR)
+        assert '<td class="state">cancelled</td>' in gone.text
+        assert 'id="cancel"' not in gone.text
 
 
 async def test_what_a_third_party_put_in_a_job_is_escaped_on_every_page() -> None:
@@ -126,3 +131,45 @@ def test_any_job_id_is_a_page_or_a_404_never_a_500(job_id: str) -> None:
             f"/ops/act?action=cancel&job_id={quote(job_id, safe='')}",
         ):
             assert client.get(url, headers=OPERATOR).status_code in (404, 400)
+
+
+async def test_an_orders_job_is_found_by_its_argument_and_shows_each_attempts_error() -> None:
+    queues = InMemoryQueues()
+    queue = queues.queue("default")
+    job = Job(id="mail-1", type="send_confirmation_email", payload={"order_id": "123"})
+    await enqueue(queue, job)
+    await enqueue(
+        queue, Job(id="mail-2", type="send_confirmation_email", payload={"order_id": "9"})
+    )
+    first = next(m for m in await queue.receive(10) if m.job.id == "mail-1")
+    await queue.retry_many([Retry(first, timedelta(0), error=f"SMTPError: {HOSTILE}")])
+    (second,) = [m for m in await queue.receive(10) if m.job.id == "mail-1"]
+    await queue.ack_many([second])
+    async with AsyncTestClient(app=ops_app(queues)) as client:
+        found = await client.get("/ops/find?q=order_id%3D123", headers=OPERATOR)
+        assert found.status_code == 200
+        assert 'data-job="mail-1"' in found.text
+        assert 'data-job="mail-2"' not in found.text
+        page = await client.get("/ops/jobs/mail-1", headers=OPERATOR)
+        assert page.status_code == 200
+        assert page.text.count('class="event attempt"') == 2
+        assert "SMTPError: &lt;script&gt;" in page.text
+        assert HOSTILE not in page.text
+        assert '<td class="state">done</td>' in page.text
+        bad = await client.get("/ops/find?q=state%3Dbogus", headers=OPERATOR)
+        assert bad.status_code == 400
+        assert "unknown job state" in bad.text
+
+
+_WORD = st.text(
+    st.characters(blacklist_categories=("Cs", "Zs", "Cc", "Zl", "Zp"), blacklist_characters="="),
+    min_size=1,
+    max_size=12,
+).filter(lambda w: w not in ("id", "type", "state", "queue") and not any(c.isspace() for c in w))
+
+
+@given(st.dictionaries(_WORD, _WORD, max_size=4), st.sampled_from([None, "send_email"]))
+def test_a_search_is_its_arguments_and_fields(args: dict[str, str], job_type: str | None) -> None:
+    words = [f"{k}={v}" for k, v in args.items()] + ([f"type={job_type}"] if job_type else [])
+    query = parse_search(" ".join(words))
+    assert (dict(query.args), query.job_type) == (args, job_type)

@@ -109,6 +109,7 @@ def ops_app(*, settings: Settings, backend: Backend) -> Litestar:
         outcomes=backend.outcomes,
         pauses=backend.pauses,
         actions=backend.actions,
+        history=backend.history,
     )
     return create_ops_app(ops=ops, settings=ops_settings)
 

@@ -10,6 +10,7 @@ from datetime import datetime
 
 from attrs import frozen
 
+from skincare_core.jobs.history import HistoryQuery, JobHistory, JobRecord
 from skincare_core.jobs.outcomes import NONE_FINISHED, RECENT, JobOutcomes, OutcomeCounts
 from skincare_core.jobs.ports import DeadLetter, DeadLetters, QueueCounts, QueueStats
 from skincare_core.jobs.steering import JobActions, JobView, Paused, Pauses
@@ -86,6 +87,7 @@ class OpsService:
         outcomes: JobOutcomes | None = None,
         pauses: Pauses | None = None,
         actions: JobActions | None = None,
+        history: JobHistory | None = None,
     ) -> None:
         self._dead = dead_letters
         self._stats = stats
@@ -93,6 +95,20 @@ class OpsService:
         self._outcomes = outcomes
         self._pauses = pauses
         self._actions = actions
+        self._history = history
+
+    @property
+    def searchable(self) -> bool:
+        """Whether jobs can be searched (the backend keeps a history)."""
+        return self._history is not None
+
+    async def search(self, query: HistoryQuery) -> list[JobRecord]:
+        """The jobs the query finds in the history, newest first ([] without one)."""
+        return [] if self._history is None else await self._history.find(query)
+
+    async def record(self, job_id: str) -> JobRecord | None:
+        """The job's timeline as the history keeps it (None without one, or if none)."""
+        return None if self._history is None else await self._history.get(job_id)
 
     async def overview(self) -> Overview:
         """Counts, each named queue's row, the grouped dead letters and the pauses, now."""

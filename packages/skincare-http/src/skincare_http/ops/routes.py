@@ -64,13 +64,14 @@ async def dead_job(ops: Ops, request: Request[object, object, State]) -> Templat
     apply. 404 for any id no job has (a NUL or an absurd length included)."""
     # No store holds an id with a NUL (PostgreSQL refuses one in text): no such job.
     job_id = known_id(job_id_in_path(request.scope))
+    record = await ops.record(job_id)
     item = await ops.dead_job(job_id)
     if item is not None:
-        return Template("job.html", context={"dead": item})
+        return Template("job.html", context={"dead": item, "record": record})
     view = await ops.job(job_id)
-    if view is None:
+    if view is None and record is None:
         raise NotFoundException("no such job")
-    return Template("waiting_job.html", context={"view": view})
+    return Template("waiting_job.html", context={"view": view, "record": record})
 
 
 @get("/preview")

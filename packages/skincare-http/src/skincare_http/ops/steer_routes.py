@@ -14,6 +14,7 @@ from litestar.exceptions import ClientException, NotFoundException
 from litestar.params import Body, FromQuery
 from litestar.response import Redirect, Template
 
+from skincare_core.jobs.history import JOB_STATES, HistoryQuery, InvalidHistoryQuery
 from skincare_core.jobs.ops import OpsService, SteeringUnavailable
 
 Ops = NamedDependency[OpsService]
@@ -62,13 +63,61 @@ async def resume(ops: Ops, data: Form) -> Redirect:
     return Redirect("/ops/?changed=resumed")
 
 
+# Search words naming a field of the query; any other `key=value` is an argument.
+_FIELDS = {"id": "job_id", "type": "job_type", "state": "state", "queue": "queue"}
+
+
+def parse_search(text: str) -> HistoryQuery:
+    """A search box's words as a query: `type=T`, `state=S`, `queue=Q`, `id=I`, any other
+    `key=value` an argument (`order_id=123`), a bare word a job id. InvalidHistoryQuery for a
+    word it cannot use."""
+    fields: dict[str, str] = {}
+    args: dict[str, str] = {}
+    for word in text.split():
+        key, equals, value = word.partition("=")
+        if not equals:
+            key, value = "id", word
+        if not key or not value or "\0" in word:
+            raise InvalidHistoryQuery(f"cannot search for {word!r}: use key=value")
+        if key in _FIELDS:
+            fields[_FIELDS[key]] = value
+        else:
+            args[key] = value
+    state = fields.get("state")
+    known = next((s for s in JOB_STATES if s == state), None)
+    if state is not None and known is None:
+        raise InvalidHistoryQuery(f"unknown job state {state!r} (one of {', '.join(JOB_STATES)})")
+    return HistoryQuery(
+        job_id=fields.get("job_id"),
+        job_type=fields.get("job_type"),
+        state=known,
+        queue=fields.get("queue"),
+        args=args,
+    )
+
+
 @get("/find")
-async def find(q: FromQuery[str | None] = None) -> Redirect:
-    """The search box: a job id opens that job's page."""
+async def find(ops: Ops, q: FromQuery[str | None] = None) -> Redirect | Template:
+    """The search box: one bare word opens that job's page; `type=`, `state=`, `queue=` and
+    arguments (`order_id=123`) list the jobs the history finds, newest first."""
     wanted = (q or "").strip()
     if not wanted:
         return Redirect("/ops/")
-    return Redirect(job_path(wanted))
+    if len(wanted.split()) == 1 and "=" not in wanted:
+        return Redirect(job_path(wanted))
+    try:
+        query = parse_search(wanted)
+    except InvalidHistoryQuery as exc:
+        refused: dict[str, object] = {"q": wanted, "problem": str(exc), "found": []}
+        return Template("search.html", context=refused, status_code=400)
+    found = await ops.search(query)
+    context: dict[str, object] = {
+        "q": wanted,
+        "problem": None,
+        "found": found,
+        "searchable": ops.searchable,
+    }
+    return Template("search.html", context=context)
 
 
 @get("/act")
