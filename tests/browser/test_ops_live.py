@@ -95,6 +95,11 @@ def _pause_then_resume(page: Page, base: str, checkout: Callable[[], str], home:
     expect(page.locator("#job td.state")).to_have_text("ready")
     assert maildir_count(home) == 1
     page.goto(f"{base}/ops/")
+    # The page refreshes its live part by itself; the workers' minutes show as charts.
+    expect(page.locator("#live[data-refreshed-at]")).to_have_count(1, timeout=15_000)
+    expect(page.locator("#type-trends tr[data-type='send_confirmation_email'] svg")).to_be_visible(
+        timeout=15_000
+    )
     if SCREENSHOT:
         page.screenshot(path=str(Path(SCREENSHOT)), full_page=True)
     page.locator(f"{DEFAULT_ROW} button.resume").click()

@@ -46,5 +46,6 @@ def ops_app(queues: InMemoryQueues, clock: Clock | None = None) -> Litestar:
         pauses=queues.pauses,
         actions=queues,
         history=queues.history,
+        minutes=queues.minutes,
     )
     return create_ops_app(ops=ops, settings=SETTINGS, clock=clock)

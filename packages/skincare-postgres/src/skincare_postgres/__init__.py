@@ -9,6 +9,7 @@ from skincare_postgres.jobs import queue_sql as jobs_sql
 from skincare_postgres.jobs.backend import postgres_backend, postgres_job_ledger
 from skincare_postgres.jobs.dead_letters import PostgresDeadLetters
 from skincare_postgres.jobs.job_ledger import PostgresJobLedger
+from skincare_postgres.jobs.minutes import PostgresMinuteStore
 from skincare_postgres.jobs.notifier import PostgresNotifier
 from skincare_postgres.jobs.outbox_storage import PostgresOutboxStorage
 from skincare_postgres.jobs.outcomes import PostgresJobOutcomes
@@ -30,6 +31,7 @@ __all__ = [
     "PostgresJobActions",
     "PostgresJobLedger",
     "PostgresJobOutcomes",
+    "PostgresMinuteStore",
     "PostgresNotifier",
     "PostgresOutboxStorage",
     "PostgresPauses",

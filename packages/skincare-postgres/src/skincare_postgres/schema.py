@@ -24,7 +24,7 @@ from sqlalchemy import (
     func,
     text,
 )
-from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
 from skincare_core.shop.models import NotificationType, OrderStatus, PaymentStatus
 
@@ -329,4 +329,25 @@ job_history = Table(
     # A type's jobs by time, and a state's (the cleaner prunes each state by its age).
     Index("ix_job_history_type_finished_at", "type", "finished_at"),
     Index("ix_job_history_state_finished_at", "state", "finished_at"),
+)
+
+# Per named queue, job type and minute: jobs done, retried and failed, and histograms of their run
+# times and pickup latencies (skincare_core.jobs.minutes.BOUNDS_MS). Each worker process writes
+# its own counts every few seconds into its own `slot` (of its backend pid), off the settle path,
+# so no two processes wait on one row; the ops page sums the last hour. Rows older than two
+# hours are pruned by the writers.
+job_minutes = Table(
+    "job_minutes",
+    metadata,
+    Column("queue", Text, nullable=False),
+    Column("type", Text, nullable=False),
+    Column("minute", DateTime(timezone=True), nullable=False),
+    Column("slot", SmallInteger, nullable=False),
+    Column("done", BigInteger, nullable=False, server_default=text("0")),
+    Column("retried", BigInteger, nullable=False, server_default=text("0")),
+    Column("failed", BigInteger, nullable=False, server_default=text("0")),
+    Column("durations", ARRAY(BigInteger), nullable=False),
+    Column("pickups", ARRAY(BigInteger), nullable=False),
+    PrimaryKeyConstraint("queue", "type", "minute", "slot"),
+    Index("ix_job_minutes_minute", "minute"),
 )

@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
 from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.minutes import MinuteStore
 from skincare_core.jobs.ports import RateLimiter, ScheduleStore
 from skincare_core.jobs.steering import Pauses
 from skincare_sqs.client import Sender
@@ -31,6 +32,7 @@ async def sqs_backend(
     schedules: ScheduleStore | None = None,
     rate_limiter: RateLimiter | None = None,
     pauses: Pauses | None = None,
+    minutes: MinuteStore | None = None,
 ) -> AsyncIterator[Backend]:
     """A `SqsQueue` per named queue in `queues`; the dead letters, sink and stats of every named
     queue in `urls` (the SQS queue and DLQ of each, see `ensure_queues`).
@@ -47,7 +49,8 @@ async def sqs_backend(
     a ledger row, which the relay sends like any other), or stay None when there are none.
     Nor does it keep pauses: `pauses` (`skincare_postgres.PostgresPauses`, in the ledger's
     database) stop each queue's receives, and the ledger holds a paused job unsent. The
-    backend's `actions` run or cancel a job through its ledger row.
+    backend's `actions` run or cancel a job through its ledger row. `minutes` (in the same
+    database) keeps the workers' per-minute counts of each job type.
     """
     missing = sorted(set(queues) - set(urls))
     if missing:
@@ -79,4 +82,5 @@ async def sqs_backend(
         outcomes=ledger,
         pauses=pauses,
         actions=SqsJobActions(ledger, dead_letters),
+        minutes=minutes,
     )

@@ -95,6 +95,7 @@ async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
     import anyio
 
     from skincare_postgres import (
+        PostgresMinuteStore,
         PostgresPauses,
         PostgresRateLimiter,
         PostgresScheduleStore,
@@ -125,6 +126,7 @@ async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
             schedules=PostgresScheduleStore(engine),
             rate_limiter=PostgresRateLimiter(engine),
             pauses=PostgresPauses(engine),
+            minutes=PostgresMinuteStore(engine),
         )
         yield await stack.enter_async_context(backend)
 

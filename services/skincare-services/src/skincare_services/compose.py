@@ -20,6 +20,7 @@ from attrs import frozen
 
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.metrics import JobMetrics, NoMetrics
+from skincare_core.jobs.minutes import MinuteFlusher, MinuteRecorder, TeeMetrics
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.jobs.retry import full_jitter_delay
 from skincare_core.jobs.router import Handler, Router
@@ -58,13 +59,15 @@ NO_HANDLERS: Mapping[str, Handler] = MappingProxyType({})
 
 @frozen
 class WorkerProcess:
-    """What the worker process runs: one worker per named queue it serves, the relay, and the
-    /metrics and /healthz endpoint (None without SKINCARE_METRICS_PORT)."""
+    """What the worker process runs: one worker per named queue it serves, the relay, the
+    /metrics and /healthz endpoint (None without SKINCARE_METRICS_PORT), and the flusher of its
+    per-minute counts of each job type (None where the backend keeps none)."""
 
     workers: Mapping[str, Worker]
     relay: OutboxRelay | None
     endpoint: WorkerEndpoint | None = None
     scheduler: Scheduler | None = None
+    minutes: MinuteFlusher | None = None
 
 
 def api_app(*, settings: Settings) -> Litestar:
@@ -110,6 +113,7 @@ def ops_app(*, settings: Settings, backend: Backend) -> Litestar:
         pauses=backend.pauses,
         actions=backend.actions,
         history=backend.history,
+        minutes=backend.minutes,
     )
     return create_ops_app(ops=ops, settings=ops_settings)
 
@@ -160,6 +164,13 @@ async def worker_process(
 
             built = worker_metrics(settings=settings, engine=engine, backend=backend, queues=served)
             metrics, endpoint = built.jobs, built.endpoint
+        flusher = None
+        if backend.minutes is not None:
+            recorder = MinuteRecorder()
+            metrics, flusher = (
+                TeeMetrics(metrics, recorder),
+                MinuteFlusher(recorder, backend.minutes),
+            )
         workers = {
             name: _worker(
                 settings=settings,
@@ -172,7 +183,11 @@ async def worker_process(
             for name in served
         }
         yield WorkerProcess(
-            workers, relay, endpoint=endpoint, scheduler=scheduler_for(backend, every_schedule)
+            workers,
+            relay,
+            endpoint=endpoint,
+            scheduler=scheduler_for(backend, every_schedule),
+            minutes=flusher,
         )
 
 

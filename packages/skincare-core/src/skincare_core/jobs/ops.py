@@ -6,11 +6,13 @@ ports."""
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import datetime
+from collections.abc import Callable
+from datetime import UTC, datetime
 
 from attrs import frozen
 
 from skincare_core.jobs.history import HistoryQuery, JobHistory, JobRecord
+from skincare_core.jobs.minutes import HOUR, MinuteStore, Trend, trends
 from skincare_core.jobs.outcomes import NONE_FINISHED, RECENT, JobOutcomes, OutcomeCounts
 from skincare_core.jobs.ports import DeadLetter, DeadLetters, QueueCounts, QueueStats
 from skincare_core.jobs.steering import JobActions, JobView, Paused, Pauses
@@ -46,12 +48,15 @@ class QueueRow:
 class Overview:
     """What the ops page shows: the depth of all queues, a row per named queue, the dead
     letters grouped by error, the group with the newest death first, and what is paused (None:
-    the backend cannot pause)."""
+    the backend cannot pause), and the last hour per minute of each queue and job type (none
+    where the backend keeps no per-minute counts)."""
 
     totals: QueueCounts
     queues: tuple[QueueRow, ...]
     groups: tuple[ErrorGroup, ...]
     paused: Paused | None = None
+    queue_trends: tuple[Trend, ...] = ()
+    type_trends: tuple[Trend, ...] = ()
 
     @property
     def finished(self) -> OutcomeCounts | None:
@@ -88,6 +93,8 @@ class OpsService:
         pauses: Pauses | None = None,
         actions: JobActions | None = None,
         history: JobHistory | None = None,
+        minutes: MinuteStore | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._dead = dead_letters
         self._stats = stats
@@ -96,6 +103,8 @@ class OpsService:
         self._pauses = pauses
         self._actions = actions
         self._history = history
+        self._minutes = minutes
+        self._clock = clock
 
     @property
     def searchable(self) -> bool:
@@ -114,7 +123,16 @@ class OpsService:
         """Counts, each named queue's row, the grouped dead letters and the pauses, now."""
         groups = group_by_error(await self._dead.list(limit=LISTED))
         paused = None if self._pauses is None else await self._pauses.paused()
-        return Overview(await self._stats.stats(), await self._rows(), groups, paused)
+        by_queue, by_type = await self._trends()
+        totals, rows = await self._stats.stats(), await self._rows()
+        return Overview(totals, rows, groups, paused, by_queue, by_type)
+
+    async def _trends(self) -> tuple[tuple[Trend, ...], tuple[Trend, ...]]:
+        if self._minutes is None:
+            return (), ()
+        now = self._clock()
+        rows = await self._minutes.since(now - HOUR)
+        return trends(rows, now, lambda r: r.queue), trends(rows, now, lambda r: r.job_type)
 
     async def pause(self, *, queue: str | None = None, job_type: str | None = None) -> bool:
         """Pause a named queue or a job type on every worker; whether it was not paused."""

@@ -6,6 +6,7 @@ a GET that moves nothing and offers the confirming POST.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 from urllib.parse import unquote
 
@@ -30,6 +31,7 @@ from skincare_http.ops.operator import COOKIE, OperatorGuard, client_address
 from skincare_http.ops.steer_routes import STEER_ROUTES, known_id
 
 JOBS = "/ops/jobs/"
+LIVE_SCRIPT = (Path(__file__).parent / "live.js").read_text(encoding="utf-8")
 Ops = NamedDependency[OpsService]
 Guard = NamedDependency[OperatorGuard]
 Form = Annotated[dict[str, str], Body(media_type=RequestEncodingType.URL_ENCODED)]
@@ -51,10 +53,27 @@ def _selected_id(job_id: str | None) -> str | None:
 
 @get("/")
 async def overview(ops: Ops) -> Template:
-    """Each named queue's depth and jobs finished lately, and the dead letters by error."""
+    """Each named queue's depth and jobs finished lately, what is paused, the hour's trends,
+    and the dead letters by error."""
+    return Template("overview.html", context=await _overview_context(ops))
+
+
+@get("/live")
+async def live(ops: Ops) -> Template:
+    """The overview's live part alone (queues, paused state, the hour's charts): what the
+    page's script swaps in every few seconds."""
+    return Template("live.html", context=await _overview_context(ops))
+
+
+@get("/live.js", media_type="text/javascript")
+async def live_script() -> str:
+    """The page's one script, served by the page itself (no CDN, no build)."""
+    return LIVE_SCRIPT
+
+
+async def _overview_context(ops: OpsService) -> dict[str, object]:
     minutes = int(RECENT.total_seconds() // 60)
-    context = {"view": await ops.overview(), "recent_minutes": minutes}
-    return Template("overview.html", context=context)
+    return {"view": await ops.overview(), "recent_minutes": minutes}
 
 
 @get("/jobs/{quoted:path}")
@@ -132,5 +151,5 @@ async def sign_out() -> Response[None]:
     return response
 
 
-OPERATOR_ROUTES = [overview, dead_job, preview, redrive, purge, *STEER_ROUTES]
+OPERATOR_ROUTES = [overview, live, live_script, dead_job, preview, redrive, purge, *STEER_ROUTES]
 SIGN_IN_ROUTES = [sign_in_form, sign_in, sign_out]

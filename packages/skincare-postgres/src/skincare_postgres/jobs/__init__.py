@@ -5,6 +5,7 @@ job ledger, periodic schedules and rate limits, and the SQL each of them runs.""
 from skincare_postgres.jobs.backend import postgres_backend, postgres_job_ledger
 from skincare_postgres.jobs.dead_letters import PostgresDeadLetters
 from skincare_postgres.jobs.job_ledger import PostgresJobLedger
+from skincare_postgres.jobs.minutes import PostgresMinuteStore
 from skincare_postgres.jobs.notifier import PostgresNotifier
 from skincare_postgres.jobs.outbox_storage import PostgresOutboxStorage
 from skincare_postgres.jobs.outcomes import PostgresJobOutcomes
@@ -20,6 +21,7 @@ __all__ = [
     "PostgresJobActions",
     "PostgresJobLedger",
     "PostgresJobOutcomes",
+    "PostgresMinuteStore",
     "PostgresNotifier",
     "PostgresOutboxStorage",
     "PostgresPauses",

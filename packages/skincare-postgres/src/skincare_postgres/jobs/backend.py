@@ -17,6 +17,7 @@ from skincare_core.jobs.routing import DEFAULT_QUEUE
 from skincare_postgres.jobs.dead_letters import PostgresDeadLetters
 from skincare_postgres.jobs.history import PostgresJobHistory
 from skincare_postgres.jobs.job_ledger import PostgresJobLedger
+from skincare_postgres.jobs.minutes import PostgresMinuteStore
 from skincare_postgres.jobs.notifier import PostgresNotifier
 from skincare_postgres.jobs.outcomes import PostgresJobOutcomes
 from skincare_postgres.jobs.queue import PostgresQueue
@@ -72,6 +73,7 @@ async def postgres_backend(
             outcomes=PostgresJobOutcomes(engine),
             pauses=pauses,
             actions=PostgresJobActions(engine, history=history),
+            minutes=PostgresMinuteStore(engine),
             history=PostgresJobHistory(engine) if history else None,
         )
 

@@ -16,6 +16,7 @@ from skincare_core.jobs.routing import DEFAULT_QUEUE
 from skincare_core.jobs.steering import JobView
 from skincare_core.testing.jobs.memory_history import InMemoryHistory
 from skincare_core.testing.jobs.memory_keys import UniqueKeys
+from skincare_core.testing.jobs.memory_minutes import InMemoryMinuteStore
 from skincare_core.testing.jobs.memory_queue import InMemoryQueue
 from skincare_core.testing.jobs.memory_schedules import InMemoryRateLimiter, InMemoryScheduleStore
 from skincare_core.testing.jobs.memory_steering import InMemoryPauses
@@ -43,6 +44,7 @@ class InMemoryQueues:
         self.history = InMemoryHistory() if wall is None else InMemoryHistory(wall_clock=wall)
         self._queues: dict[str, InMemoryQueue] = {}
         self.pauses = InMemoryPauses(on_resume=self._wake_all)
+        self.minutes = InMemoryMinuteStore()
 
     def queue(self, name: str = DEFAULT_QUEUE) -> InMemoryQueue:
         """The queue called `name`, made now if it is new."""
@@ -164,5 +166,6 @@ async def memory_backend(
         outcomes=queues,
         pauses=queues.pauses,
         actions=queues,
+        minutes=queues.minutes,
         history=queues.history,
     )
