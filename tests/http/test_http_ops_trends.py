@@ -7,10 +7,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from litestar.testing import AsyncTestClient
 
-from skincare_core.jobs.minutes import MinuteRecorder
+from skincare_core.jobs.minutes import MinuteRecorder, Trend
 from skincare_core.testing.jobs import InMemoryQueues
+from skincare_http.ops.charts import chart_paths
 from tests.http.ops_support import OPS_TOKEN, ops_app
 
 pytestmark = pytest.mark.anyio
@@ -36,7 +39,8 @@ async def test_each_queue_and_type_has_an_hour_chart_and_percentiles() -> None:
         page = (await client.get("/ops/", headers=OPERATOR)).text
     assert '<tr class="trend" data-queue="default">' in page
     assert page.count('<svg class="chart"') == 4  # two queues, two types
-    assert page.count('<rect class="done"') == 2  # one minute of done jobs, per queue and type
+    # One bar of done jobs (their minute), for the queue and for the type.
+    assert page.count('<path class="done" fill="#3a7d44" d="M336 ') == 2
     row = page[page.index('data-type="send_email"') :]
     assert '<td class="done">20</td>' in row
     assert '<td class="retried">1</td>' in row
@@ -64,3 +68,19 @@ async def test_the_live_part_and_its_script_are_served_by_the_page() -> None:
         assert script.headers["content-type"].startswith("text/javascript")
         assert 'fetch("/ops/live"' in script.text
         assert (await client.get("/ops/live")).status_code == 401
+
+
+_MINUTES = st.lists(st.integers(0, 50), min_size=60, max_size=60)
+
+
+@given(_MINUTES, _MINUTES, _MINUTES)
+def test_a_chart_draws_one_bar_per_minute_with_jobs_within_its_frame(
+    done: list[int], retried: list[int], failed: list[int]
+) -> None:
+    trend = Trend("q", datetime.now(UTC), tuple(done), tuple(retried), tuple(failed),
+                  None, None, None, None)  # fmt: skip
+    paths = chart_paths(trend)
+    for series, counts in (("done", done), ("retried", retried), ("failed", failed)):
+        assert paths[series].count("M") == sum(1 for c in counts if c)
+    tops = [float(bar.split()[1].split("h")[0]) for p in paths.values() for bar in p.split("M")[1:]]
+    assert all(tops_ >= 1.9 for tops_ in tops)

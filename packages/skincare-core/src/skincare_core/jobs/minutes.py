@@ -237,11 +237,15 @@ class MinuteFlusher:
 
 @frozen
 class Trend:
-    """An hour of one queue's (or one type's) minutes, oldest first, 60 of them (a minute
-    without jobs is zeros), and the p50/p95 of its run times and pickup latencies (ms)."""
+    """An hour of one queue's (or one type's) jobs per minute, oldest first, 60 minutes from
+    `start` (a minute without jobs counts zeros), and the p50/p95 of its run times and pickup
+    latencies (ms)."""
 
     name: str
-    minutes: tuple[TypeMinute, ...]
+    start: datetime
+    done: tuple[int, ...]
+    retried: tuple[int, ...]
+    failed: tuple[int, ...]
     duration_p50: float | None
     duration_p95: float | None
     pickup_p50: float | None
@@ -250,33 +254,50 @@ class Trend:
     @property
     def peak(self) -> int:
         """The most jobs that ended in one minute (for a chart's scale; at least 1)."""
-        return max([1, *(m.done + m.retried + m.failed for m in self.minutes)])
+        return max(
+            1, *(d + r + f for d, r, f in zip(self.done, self.retried, self.failed, strict=True))
+        )
 
 
 def trends(
     rows: Iterable[TypeMinute], now: datetime, key: Callable[[TypeMinute], str]
 ) -> tuple[Trend, ...]:
-    """One trend per `key` (the queue or the job type) over the hour before `now`, by name."""
-    last = _minute(now)
-    slots = [last - timedelta(minutes=59 - n) for n in range(60)]
-    grouped: dict[str, dict[datetime, TypeMinute]] = {}
+    """One trend per `key` (the queue or the job type) over the hour up to `now`'s minute, by
+    name; rows outside that hour are left out."""
+    start = _minute(now) - timedelta(minutes=59)
+    sums: dict[str, tuple[list[int], list[int], list[int], list[int], list[int]]] = {}
     for row in rows:
-        per = grouped.setdefault(key(row), {})
-        stamped = TypeMinute(key(row), key(row), row.minute, row.done, row.retried, row.failed,
-                             row.durations, row.pickups)  # fmt: skip
-        per[row.minute] = stamped if row.minute not in per else per[row.minute].plus(stamped)
-    return tuple(_trend(name, grouped[name], slots) for name in sorted(grouped))
+        index = int((row.minute - start).total_seconds() // 60)
+        if not 0 <= index < 60:
+            continue
+        done, retried, failed, durations, pickups = sums.setdefault(
+            key(row), ([0] * 60, [0] * 60, [0] * 60, [0] * BUCKETS, [0] * BUCKETS)
+        )
+        done[index] += row.done
+        retried[index] += row.retried
+        failed[index] += row.failed
+        for bucket, count in enumerate(row.durations):
+            durations[bucket] += count
+        for bucket, count in enumerate(row.pickups):
+            pickups[bucket] += count
+    return tuple(_trend(name, start, *sums[name]) for name in sorted(sums))
 
 
-def _trend(name: str, per: dict[datetime, TypeMinute], slots: list[datetime]) -> Trend:
-    minutes = tuple(per.get(s, TypeMinute(name, name, s)) for s in slots)
-    durations: tuple[int, ...] = EMPTY
-    pickups: tuple[int, ...] = EMPTY
-    for minute in minutes:
-        durations, pickups = _added(durations, minute.durations), _added(pickups, minute.pickups)
+def _trend(
+    name: str,
+    start: datetime,
+    done: list[int],
+    retried: list[int],
+    failed: list[int],
+    durations: list[int],
+    pickups: list[int],
+) -> Trend:
     return Trend(
         name,
-        minutes,
+        start,
+        tuple(done),
+        tuple(retried),
+        tuple(failed),
         percentile_ms(durations, 0.5),
         percentile_ms(durations, 0.95),
         percentile_ms(pickups, 0.5),

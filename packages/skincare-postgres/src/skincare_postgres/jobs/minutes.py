@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from psycopg.rows import dict_row
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from skincare_core.jobs.minutes import TypeMinute, merged
+from skincare_core.jobs.minutes import BUCKETS, TypeMinute
 from skincare_postgres.driver import Autocommit
 from skincare_postgres.jobs.outcomes import PruneSchedule
 
@@ -27,9 +27,20 @@ ON CONFLICT (queue, type, minute, slot) DO UPDATE SET
     pickups = ARRAY(SELECT a + b FROM unnest(m.pickups, EXCLUDED.pickups) AS t(a, b))
 """
 
-SINCE = """
-SELECT queue, type, minute, done, retried, failed, durations, pickups FROM job_minutes
-WHERE minute >= %(start)s
+
+def _summed(column: str) -> str:
+    # No built-in sums arrays element by element: one sum per bucket, in bucket order.
+    sums = ", ".join(f"sum({column}[{n}])" for n in range(1, BUCKETS + 1))
+    return f"ARRAY[{sums}]::bigint[] AS {column}"
+
+
+# The slots (processes) of each queue, type and minute summed in the database: the page reads
+# one row per queue, type and minute whatever the number of worker processes.
+SINCE = f"""
+SELECT queue, type, minute, sum(done)::bigint AS done, sum(retried)::bigint AS retried,
+    sum(failed)::bigint AS failed,
+    {_summed("durations")}, {_summed("pickups")}
+FROM job_minutes WHERE minute >= %(start)s GROUP BY queue, type, minute
 """
 
 PRUNE = "DELETE FROM job_minutes WHERE minute < now() - %(kept)s"
@@ -63,7 +74,7 @@ class PostgresMinuteStore:
     async def since(self, start: datetime) -> list[TypeMinute]:
         """Every minute from `start` on, the slots summed."""
         found = await self._autocommit.rows(SINCE, {"start": start}, dict_row)
-        return merged(
+        return [
             TypeMinute(
                 r["queue"],
                 r["type"],
@@ -75,4 +86,4 @@ class PostgresMinuteStore:
                 tuple(int(n) for n in r["pickups"]),
             )
             for r in found
-        )
+        ]
