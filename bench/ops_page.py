@@ -34,7 +34,8 @@ TYPES = ("send_confirmation_email", "send_payment_received_email", "expire_unpai
 FILL_HISTORY = """
 INSERT INTO job_history (id, type, queue, state, args, enqueued_at, finished_at, attempts,
     attempt_log, last_error)
-SELECT 'h' || n, (CAST(%(types)s AS text[]))[1 + n %% 6], (CAST(%(queues)s AS text[]))[1 + n %% 3],
+SELECT 'h' || n, (CAST(%(types)s AS text[]))[1 + n %% 6],
+    (CAST(%(queues)s AS text[]))[1 + n %% 3],
     CASE WHEN n %% 10 = 0 THEN 'dead' ELSE 'done' END,
     jsonb_build_object('order_id', (n / 2)::text), now() - n * interval '50 ms',
     now() - n * interval '50 ms' + interval '20 ms', 1,
@@ -56,8 +57,8 @@ INSERT INTO job_minutes (queue, type, minute, slot, done, retried, failed, durat
 SELECT q, t, date_trunc('minute', now()) - m * interval '1 minute', s, 900, 20, 3,
     ARRAY[0, 0, 10, 100, 400, 300, 80, 20, 10, 3, 0, 0, 0, 0, 0, 0]::bigint[],
     ARRAY[0, 50, 300, 400, 100, 50, 20, 3, 0, 0, 0, 0, 0, 0, 0, 0]::bigint[]
-FROM unnest(CAST(%(queues)s AS text[])) q, unnest(CAST(%(types)s AS text[])) t, generate_series(0, 59) m,
-    generate_series(0, 3) s
+FROM unnest(CAST(%(queues)s AS text[])) q, unnest(CAST(%(types)s AS text[])) t,
+    generate_series(0, 59) m, generate_series(0, 3) s
 """
 
 

@@ -119,12 +119,18 @@ async def wait_empty(system: System, poll: float = 0.002) -> None:
         await anyio.sleep(poll)
 
 
-def main(build: Callable[[argparse.Namespace], Scenario]) -> None:
-    """The command line of every program: --quick, --reps, --out."""
+def main(
+    build: Callable[[argparse.Namespace], Scenario],
+    options: Callable[[argparse.ArgumentParser], None] | None = None,
+) -> None:
+    """The command line of every program: --quick, --reps, --out, and a program's own
+    `options` (added to the parser)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="a small version, under a minute")
     parser.add_argument("--reps", type=int, default=None, help="repetitions (default 3)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="directory for the JSON")
+    if options is not None:
+        options(parser)
     args = parser.parse_args()
     scenario = build(args)
     reps = args.reps or (scenario.quick_reps if args.quick else scenario.reps)

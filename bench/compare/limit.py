@@ -1,8 +1,9 @@
 """Drain against the practical limit: our Worker next to a bare psycopg claim/delete loop.
 
-`uv run --group bench python -m bench.compare.limit [--quick]`: 20,000 no-op jobs at batch 10
-and 50 (our concurrency 2 x batch), 3 runs each, alternating; the ratio ours / bare is the
-share of the database's practical limit the engine reaches.
+`uv run --group bench python -m bench.compare.limit [--quick] [--history-off]`: 20,000 no-op
+jobs at batch 10 and 50 (our concurrency 2 x batch), 3 runs each, alternating; the ratio ours /
+bare is the share of the database's practical limit the engine reaches. `--history-off` adds ours
+without the job history beside each, and the ratio of ours with it to ours without.
 """
 
 from __future__ import annotations
@@ -29,15 +30,38 @@ RATIOS = tuple(
 )
 
 
-def variants() -> list[Variant]:
-    """The bare loop and ours at each batch; ours runs 2 x batch jobs at once as in drain."""
+HISTORY_RATIOS = tuple(
+    Ratio(f"ours b{batch}", f"ours nohist b{batch}", "jobs_per_s") for batch in BATCHES
+)
+
+
+def variants(*, history_off: bool = False) -> list[Variant]:
+    """The bare loop and ours at each batch; ours runs 2 x batch jobs at once as in drain.
+    With `history_off`, ours without the history too, after ours at each batch."""
     found = []
     for batch in BATCHES:
         found += [
             Variant(f"bare b{batch}", "bare", batch=batch, concurrency=1),
             Variant(f"ours b{batch}", "ours", batch=batch, concurrency=2 * batch),
         ]
+        if history_off:
+            found.append(
+                Variant(
+                    f"ours nohist b{batch}",
+                    "ours",
+                    batch=batch,
+                    concurrency=2 * batch,
+                    options={"history": False},
+                )
+            )
     return found
+
+
+def options(parser: argparse.ArgumentParser) -> None:
+    """--history-off: ours without the job history beside ours with it."""
+    parser.add_argument(
+        "--history-off", action="store_true", help="also run ours with the job history off"
+    )
 
 
 def build(args: argparse.Namespace) -> harness.Scenario:
@@ -50,13 +74,13 @@ def build(args: argparse.Namespace) -> harness.Scenario:
     return harness.Scenario(
         name="limit",
         title=f"Drain {jobs:,} no-op jobs: ours against a bare psycopg loop",
-        variants=harness.available(variants()),
+        variants=harness.available(variants(history_off=args.history_off)),
         run=run,
         metrics=METRICS,
-        ratios=RATIOS,
+        ratios=RATIOS + (HISTORY_RATIOS if args.history_off else ()),
         params={"jobs": jobs, "batches": list(BATCHES)},
     )
 
 
 if __name__ == "__main__":
-    harness.main(build)
+    harness.main(build, options)

@@ -78,6 +78,7 @@ class OursSystem:
             channel=JOBS_CHANNEL if notify else SILENT_CHANNEL,
             # As the worker runs it: watching the pauses (read every half second).
             pauses=PostgresPauses(self._engine),
+            history=bool(self._options.get("history", True)),
         )
         async with queue:
             yield queue
@@ -89,7 +90,8 @@ class OursSystem:
 
 @asynccontextmanager
 async def open_system(url: str, options: Mapping[str, Any]) -> AsyncIterator[OursSystem]:
-    """Ours on `url`. Options: notify (default True), poll_s (default 1.0)."""
+    """Ours on `url`. Options: notify (default True), poll_s (default 1.0), history (default
+    True: finished jobs kept in job_history)."""
     engine = create_engine(sqlalchemy_url(url))
     system = OursSystem(url, engine, options)
     try:

@@ -1,7 +1,7 @@
 """Every bench program runs in its --quick mode: the bench/compare programs (in the bench
 dependency group) and bench.queue_isolation, bench.bulk_enqueue, bench.held_horizon,
 bench.notify_commit, bench.terminate_storm, bench.checkout_latency, bench.checkout_capacity,
-bench.pause_claim and bench.ops_page."""
+bench.history_search, bench.history_soak, bench.pause_claim and bench.ops_page."""
 
 from __future__ import annotations
 
@@ -185,3 +185,17 @@ def test_the_ops_page_program_times_every_page() -> None:
         "| search order_id=123",
         "| a finished job's page",
     ]
+
+
+def test_the_history_search_program_times_every_search_quick() -> None:
+    done = _run_program("bench.history_search", "--quick", "--queries", "5")
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert [row[0] for row in rows[2:]] == [
+        "| argument (order_id=N)",
+        "| id",
+        "| type, last hour",
+        "| state dead",
+        "| newest 50, no filter",
+    ]
+    assert all(float(row[1]) >= 0 for row in rows[2:]), rows

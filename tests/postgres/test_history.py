@@ -119,9 +119,9 @@ async def test_an_argument_search_walks_the_gin_index(engine: AsyncEngine) -> No
     async with engine.begin() as conn:
         await conn.execute(
             text(
-                "INSERT INTO job_history (id, type, queue, state, args, finished_at)"
+                "INSERT INTO job_history (id, type, queue, state, args, finished_at, attempts)"
                 " SELECT 'h' || n, 't', 'default', 'done', jsonb_build_object('order_id', n::text),"
-                " now() - make_interval(secs => n) FROM generate_series(1, 20000) n"
+                " now() - make_interval(secs => n), 1 FROM generate_series(1, 20000) n"
             )
         )
         await conn.execute(text("ANALYZE job_history"))

@@ -25,6 +25,8 @@ COMMANDS = [
     ["queue", "paused"],
     ["jobs", "cancel"],
     ["jobs", "run-now"],
+    ["jobs", "list"],
+    ["jobs", "show"],
     ["schedule", "list"],
     ["dlq", "list"],
     ["dlq", "show"],

@@ -94,3 +94,12 @@ async def test_a_team_schedule_named_like_the_shops_is_refused(tmp_path: Path) -
     with pytest.raises(ValueError, match="already added"):
         async with worker_process(settings=admin, schedules=team):
             pass
+
+
+async def test_the_history_gets_a_cleaner_unless_it_is_off(tmp_path: Path) -> None:
+    settings = load_settings(_settings(tmp_path, SKINCARE_HISTORY_DONE_RETENTION="2h"))
+    async with worker_process(settings=settings) as process:
+        assert process.cleaner is not None
+    off = load_settings(_settings(tmp_path, SKINCARE_HISTORY="off"))
+    async with worker_process(settings=off) as process:
+        assert process.cleaner is None

@@ -302,33 +302,47 @@ HISTORY_STATES = ("done", "dead", "cancelled")
 # Finished jobs, kept for a retention (done and cancelled: hours, dead: days) and pruned in
 # batches by one process at a time. A row is written by the statement that settles the job (the
 # ack's DELETE, the dead-letter's UPDATE, the cancel's DELETE feed an INSERT ... SELECT), so
-# history costs no round trip. `args` is the job's payload, searched by containment (`@>`) on
-# the GIN index; `attempt_log` is a JSON array of {start, end, worker, error}.
+# history costs no round trip, and each index is one more insert per job: the ack path pays for
+# three (id, args, type). A row is one run of a job from its enqueue (or redrive) to its end: a
+# redriven job has a row per run, so `id` is not unique. Its last attempt is in the columns
+# (`started_at`, `worker`, `finished_at`, `last_error`), the ones before it in `attempt_log`
+# (a JSON array of {start, end, worker, error}; NULL when there were none).
 job_history = Table(
     "job_history",
     metadata,
-    Column("id", Text, primary_key=True),
+    Column("id", Text, nullable=False),
     Column("type", Text, nullable=False),
     Column("queue", Text, nullable=False),
     Column("state", Text, nullable=False),
-    Column("args", JSONB, nullable=False, server_default=text("'{}'::jsonb")),
+    Column("args", JSONB, nullable=False),
     Column("enqueued_at", DateTime(timezone=True), nullable=True),
+    Column("started_at", DateTime(timezone=True), nullable=True),
     Column("finished_at", DateTime(timezone=True), nullable=False),
-    Column("attempts", Integer, nullable=False, server_default=text("0")),
-    Column("attempt_log", JSONB, nullable=False, server_default=text("'[]'::jsonb")),
+    Column("attempts", Integer, nullable=False),
+    Column("worker", Text, nullable=True),
+    Column("attempt_log", JSONB, nullable=True),
     Column("last_error", Text, nullable=True),
     Column("request_id", Text, nullable=True),
     Column("trace_id", Text, nullable=True),
     _one_of("state", HISTORY_STATES),
+    Index("ix_job_history_id", "id"),
+    # Argument search: `args @> '{"order_id": "123"}'`.
     Index(
         "ix_job_history_args",
         "args",
         postgresql_using="gin",
         postgresql_ops={"args": "jsonb_path_ops"},
     ),
-    # A type's jobs by time, and a state's (the cleaner prunes each state by its age).
+    # A type's jobs by time; over every type, one walk per type (few): the cleaner's and a
+    # search's without a type.
     Index("ix_job_history_type_finished_at", "type", "finished_at"),
-    Index("ix_job_history_state_finished_at", "state", "finished_at"),
+    # Dead and cancelled jobs by time (their own retention and searches); a done job, the
+    # common end, is not in it.
+    Index(
+        "ix_job_history_failed_finished_at",
+        "finished_at",
+        postgresql_where=text("state <> 'done'"),
+    ),
 )
 
 # Per named queue, job type and minute: jobs done, retried and failed, and histograms of their run

@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
 from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.history import JobHistory
 from skincare_core.jobs.minutes import MinuteStore
 from skincare_core.jobs.ports import RateLimiter, ScheduleStore
 from skincare_core.jobs.steering import Pauses
@@ -33,6 +34,7 @@ async def sqs_backend(
     rate_limiter: RateLimiter | None = None,
     pauses: Pauses | None = None,
     minutes: MinuteStore | None = None,
+    history: JobHistory | None = None,
 ) -> AsyncIterator[Backend]:
     """A `SqsQueue` per named queue in `queues`; the dead letters, sink and stats of every named
     queue in `urls` (the SQS queue and DLQ of each, see `ensure_queues`).
@@ -44,9 +46,11 @@ async def sqs_backend(
     boto3 client is the caller's; nothing here needs closing.
     A queue of `queues` missing from `urls` is a ValueError.
 
-    SQS keeps neither periodic schedules nor rate windows: `schedules` and `rate_limiter` come
-    from the ledger's database (`skincare_postgres.PostgresScheduleStore` writes a tick's job as
-    a ledger row, which the relay sends like any other), or stay None when there are none.
+    SQS keeps neither periodic schedules nor rate windows nor a history: `schedules`,
+    `rate_limiter` and `history` come from the ledger's database
+    (`skincare_postgres.PostgresScheduleStore` writes a tick's job as a ledger row, which the
+    relay sends like any other; `PostgresJobLedger.history` reads the timelines the ledger
+    keeps), or stay None when there are none.
     Nor does it keep pauses: `pauses` (`skincare_postgres.PostgresPauses`, in the ledger's
     database) stop each queue's receives, and the ledger holds a paused job unsent. The
     backend's `actions` run or cancel a job through its ledger row. `minutes` (in the same
@@ -83,4 +87,5 @@ async def sqs_backend(
         pauses=pauses,
         actions=SqsJobActions(ledger, dead_letters),
         minutes=minutes,
+        history=history,
     )

@@ -12,7 +12,9 @@ outbox (skincare-postgres implements this as `PostgresJobLedger`):
 - cancel deletes an unsent row, or turns a sent (not running) one into a tombstone;
 - a job's end (acked: done; dead-lettered: failed) is counted per named queue and minute in the
   statement that drops its row, and read back as the backend's `JobOutcomes`; a received body
-  that is no job (no row) is counted failed when it is moved to the DLQ.
+  that is no job (no row) is counted failed when it is moved to the DLQ;
+- where the ledger keeps a history, each retry notes its attempt's error and each end writes
+  the job's timeline (the backend's `JobHistory` reads it).
 
 It is a port of this adapter, not of the engine: only the SQS backend needs it.
 
@@ -33,7 +35,7 @@ import anyio
 from skincare_core.jobs.codec import decode_job
 from skincare_core.jobs.envelope import Envelope, due_at
 from skincare_core.jobs.errors import InvalidJob
-from skincare_core.jobs.job import Job
+from skincare_core.jobs.job import Job, Message
 from skincare_core.jobs.outcomes import JobOutcomes
 from skincare_core.jobs.ports import DeadLetters, OutboxStorage
 from skincare_core.jobs.steering import JobState, JobView
@@ -55,12 +57,15 @@ class JobLedger(OutboxStorage, JobOutcomes, Protocol):
     async def start(self, job_ids: Sequence[str]) -> set[str]:
         """Received jobs are running; returns the cancelled ones (to ack unrun)."""
 
-    async def retry(self, job_id: str) -> None:
-        """A received job waits in SQS again (a retry)."""
+    async def retry(self, job_id: str, *, error: str | None = None) -> None:
+        """A received job waits in SQS again (a retry): its attempt failed with `error`."""
 
-    async def finish(self, job_ids: Sequence[str], *, queue: str, failed: bool) -> None:
-        """These jobs of `queue` were acked (or, `failed`, went dead): their rows and keys go,
-        and they count as done (or failed) in one statement."""
+    async def finish(
+        self, ended: Sequence[Message], *, queue: str, reasons: Sequence[str] | None = None
+    ) -> None:
+        """These received jobs of `queue` were acked (or, with their `reasons`, went dead):
+        their rows and keys go, they count as done (or failed), and the history (where kept)
+        records their ends with their deliveries, in one statement."""
 
     async def count_dead(self, queue: str, count: int) -> None:
         """`count` messages of `queue` that were no job (no row) went to the DLQ: counted

@@ -95,7 +95,7 @@ class SqsQueue:
         self._leases = Leases()
         self._pauses = None if pauses is None else PauseWatch(pauses)
         self._bodies = Kept[str]()  # receipt -> body as received
-        self._running = Kept[str]()  # receipt -> id of a job the ledger marked running
+        self._running = Kept[Message]()  # receipt -> a job the ledger marked running
         self._dead_lettering = DeadLettering(client, queue_url=queue_url, dlq_url=dlq_url)
         self._deletes = Deletes(
             client, queue_url=queue_url, queue=name, running=self._running, ledger=ledger
@@ -208,7 +208,7 @@ class SqsQueue:
         if self._ledger is not None:
             for retry in live:
                 if retry.message.receipt in answer.changed:
-                    await self._ledger.retry(retry.message.job.id)
+                    await self._ledger.retry(retry.message.job.id, error=retry.error)
         answer.raise_failure()
 
     async def extend_many(self, messages: Sequence[Message], visibility: timedelta) -> None:
@@ -231,15 +231,17 @@ class SqsQueue:
         gone = {b.message.receipt for b in burials} - {b.message.receipt for b in live}
         for receipt in gone | held.stale:
             self._bodies.pop(receipt)
-        dead, errors = [], []
+        dead: builtins.list[Burial] = []
+        errors = []
         for burial in [b for b in live if b.message.receipt in held.changed]:
             try:
                 if await self._bury(burial):
-                    dead.append(burial.message.job.id)
+                    dead.append(burial)
             except SqsUnavailable as exc:
                 errors.append(exc)
         if dead and self._ledger is not None:
-            await self._ledger.finish(dead, queue=self.name, failed=True)
+            messages, reasons = [b.message for b in dead], [b.reason for b in dead]
+            await self._ledger.finish(messages, queue=self.name, reasons=reasons)
         held.raise_failure(*errors)
 
     async def _bury(self, burial: Burial) -> bool:
@@ -286,7 +288,7 @@ class SqsQueue:
         await self._deletes(unrun)
         for message in messages:
             if message.job.id not in cancelled:
-                self._running.keep(message.receipt, message.job.id)
+                self._running.keep(message.receipt, message)
         return [m for m in messages if m.job.id not in cancelled]
 
 
@@ -396,13 +398,13 @@ class Deletes:
         *,
         queue_url: str,
         queue: str,
-        running: Kept[str],
+        running: Kept[Message],
         ledger: JobLedger | None,
     ) -> None:
         self._client = client
         self._queue_url = queue_url
         self._queue = queue
-        self._running = running  # receipt -> id of a job the ledger marked running
+        self._running = running  # receipt -> a job the ledger marked running
         self._ledger = ledger
 
     async def __call__(self, receipts: Sequence[str]) -> None:
@@ -430,9 +432,9 @@ class Deletes:
         for receipt in sorted_out.stale:
             self._running.pop(receipt)
         done = [self._running.pop(receipt) for receipt in sorted_out.deleted]
-        finished = [job_id for job_id in done if job_id is not None]
+        finished = [message for message in done if message is not None]
         if self._ledger is not None and finished:
-            await self._ledger.finish(finished, queue=self._queue, failed=False)
+            await self._ledger.finish(finished, queue=self._queue)
         if refusals := _refusals(result.get("Failed", [])):
             raise SqsUnavailable("DeleteMessageBatch", refusals[0])
 

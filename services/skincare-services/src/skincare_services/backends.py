@@ -87,6 +87,7 @@ def _postgres(context: BackendContext) -> AbstractAsyncContextManager[Backend]:
         queues=context.queues,
         visibility_timeout=context.visibility_timeout,
         notifier=context.notifier,
+        history=context.settings.history == "on",
     )
 
 
@@ -106,7 +107,10 @@ async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
 
     engine, prefix = context.engine, context.settings.sqs_queue_prefix
     async with AsyncExitStack() as stack:
-        ledger = await stack.enter_async_context(postgres_job_ledger(engine, window=MAX_DELAY))
+        keeping = context.settings.history == "on"
+        ledger = await stack.enter_async_context(
+            postgres_job_ledger(engine, window=MAX_DELAY, history=keeping)
+        )
         client = aws_client("sqs")
         stack.callback(client.close)
         urls = await anyio.to_thread.run_sync(
@@ -127,6 +131,7 @@ async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
             rate_limiter=PostgresRateLimiter(engine),
             pauses=PostgresPauses(engine),
             minutes=PostgresMinuteStore(engine),
+            history=ledger.history,
         )
         yield await stack.enter_async_context(backend)
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from attrs import frozen
 
 from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.history import HistoryCleaner, Retention
 from skincare_core.jobs.metrics import JobMetrics, NoMetrics
 from skincare_core.jobs.minutes import MinuteFlusher, MinuteRecorder, TeeMetrics
 from skincare_core.jobs.relay import OutboxRelay
@@ -60,7 +61,8 @@ NO_HANDLERS: Mapping[str, Handler] = MappingProxyType({})
 @frozen
 class WorkerProcess:
     """What the worker process runs: one worker per named queue it serves, the relay, the
-    /metrics and /healthz endpoint (None without SKINCARE_METRICS_PORT), and the flusher of its
+    /metrics and /healthz endpoint (None without SKINCARE_METRICS_PORT), the scheduler, the
+    history's cleaner (None when the backend keeps no history) and the flusher of its
     per-minute counts of each job type (None where the backend keeps none)."""
 
     workers: Mapping[str, Worker]
@@ -68,6 +70,7 @@ class WorkerProcess:
     endpoint: WorkerEndpoint | None = None
     scheduler: Scheduler | None = None
     minutes: MinuteFlusher | None = None
+    cleaner: HistoryCleaner | None = None
 
 
 def api_app(*, settings: Settings) -> Litestar:
@@ -188,7 +191,19 @@ async def worker_process(
             endpoint=endpoint,
             scheduler=scheduler_for(backend, every_schedule),
             minutes=flusher,
+            cleaner=history_cleaner(settings, backend),
         )
+
+
+def history_cleaner(settings: Settings, backend: Backend) -> HistoryCleaner | None:
+    """Prunes the backend's history by the configured retentions (every worker process runs
+    one; the backend lets one at a time prune); None without a history."""
+    if backend.history is None:
+        return None
+    retention = Retention(
+        done=settings.history_done_retention, dead=settings.history_dead_retention
+    )
+    return HistoryCleaner(backend.history, retention)
 
 
 def _tracing_plugin(tracing: Tracing) -> PluginProtocol:

@@ -63,10 +63,16 @@ class Attempt:
         return None if self.ended_at is None else self.ended_at - self.started_at
 
 
+def job_state(value: str) -> JobState:
+    """`value` as a JobState; InvalidHistoryQuery naming the states when it is none of them."""
+    for state in JOB_STATES:
+        if state == value:
+            return state
+    raise InvalidHistoryQuery(f"unknown job state {value!r} (one of {', '.join(JOB_STATES)})")
+
+
 def _states(value: JobState) -> JobState:
-    if value not in JOB_STATES:
-        raise InvalidHistoryQuery(f"unknown job state {value!r} (one of {', '.join(JOB_STATES)})")
-    return value
+    return job_state(value)
 
 
 def _string_map(value: Mapping[str, str]) -> Mapping[str, str]:

@@ -80,8 +80,9 @@ async def postgres_backend(
 
 @asynccontextmanager
 async def postgres_job_ledger(
-    engine: AsyncEngine, *, window: timedelta
+    engine: AsyncEngine, *, window: timedelta, history: bool = True
 ) -> AsyncIterator[PostgresJobLedger]:
     """The outbox rows of every named queue, for a relay that forwards them to SQS when they are
-    due within `window`, and the ledger that keeps each job's row until it ends."""
-    yield PostgresJobLedger(engine, window=window)
+    due within `window`, and the ledger that keeps each job's row until it ends (and, with
+    `history`, its timeline after)."""
+    yield PostgresJobLedger(engine, window=window, history=history)

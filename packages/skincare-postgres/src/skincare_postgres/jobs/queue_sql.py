@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import NamedTuple
 
+from skincare_postgres.jobs.history_sql import DOC, SAFE_DOC, attempt_entry, keep_finished
 from skincare_postgres.jobs.outcomes_sql import COUNT_DONE, COUNT_FAILED
 
 
@@ -116,55 +117,27 @@ WITH settled AS (
 
 
 # With history (job_history, `history_sql.py` reads it), each settle also keeps the job's
-# timeline in the same statement: the attempt that ends is appended to the row's attempt_log
-# ({start, end, worker, error}: the claim set started_at), and a finished job's row is written
-# to job_history from what the DELETE or UPDATE returned. A job redriven and finished again
-# overwrites its row (its attempt_log holds every attempt). The statements without history
-# above stay as they were.
-def _attempt(error: str) -> str:
-    return (
-        "jsonb_build_array(jsonb_build_object('start', COALESCE(jobs.started_at, now()),"
-        f" 'end', now(), 'worker', CAST(%(worker)s AS text), 'error', {error}))"
-    )
-
-
-_LOGGED = "COALESCE(jobs.attempt_log, '[]')"
-_SETTLED = "jobs.id, jobs.type, jobs.queue, jobs.body, jobs.created_at, jobs.attempts"
-# The job's payload and headers as the worker decoded them (so its body is JSON); a body that may
-# not be (an unreadable one buried at claim, a cancelled row) is read only if it is.
-_DOC = "CAST(s.body AS jsonb)"
-_SAFE_DOC = "CASE WHEN pg_input_is_valid(s.body, 'jsonb') THEN CAST(s.body AS jsonb) END"
-
-
-def _kept(state: str, doc: str) -> str:
-    """An INSERT into job_history of the CTE `settled`'s rows (its columns `_SETTLED`, `log`
-    and `error`), ended now in `state`."""
-    return f"""kept AS (
-    INSERT INTO job_history AS h (id, type, queue, state, args, enqueued_at, finished_at,
-        attempts, attempt_log, last_error, request_id, trace_id)
-    SELECT s.id, s.type, s.queue, '{state}', COALESCE(d.doc -> 'payload', '{{}}'), s.created_at,
-        now(), s.attempts, s.log, s.error, d.doc -> 'headers' ->> 'request_id',
-        NULLIF(split_part(d.doc -> 'headers' ->> 'traceparent', '-', 2), '')
-    FROM settled s, LATERAL (SELECT {doc} AS doc) d
-    ON CONFLICT (id) DO UPDATE SET type = EXCLUDED.type, queue = EXCLUDED.queue,
-        state = EXCLUDED.state, args = EXCLUDED.args, enqueued_at = EXCLUDED.enqueued_at,
-        finished_at = EXCLUDED.finished_at, attempts = EXCLUDED.attempts,
-        attempt_log = EXCLUDED.attempt_log, last_error = EXCLUDED.last_error,
-        request_id = EXCLUDED.request_id, trace_id = EXCLUDED.trace_id)"""
-
+# timeline in the same statement: a retry appends the attempt that ended to the row's
+# attempt_log ({start, end, worker, error}; the claim set started_at), and a finished job's row
+# is written to job_history from what the DELETE or UPDATE returned, its last attempt in
+# columns. The statements without history above stay as they were.
+_SETTLED = (
+    "jobs.id, jobs.type, jobs.queue, jobs.body, jobs.created_at, jobs.attempts, jobs.attempt_log"
+)
+_RAN = "COALESCE(jobs.started_at, now()) AS started_at, CAST(%(worker)s AS text) AS worker"
 
 ACK_KEEPING = f"""
 WITH settled AS (
     DELETE FROM jobs USING unnest({_LEASES}) AS l(id, receipt) WHERE {_HELD}
-    RETURNING {_SETTLED}, {_LOGGED} || {_attempt("NULL")} AS log, CAST(NULL AS text) AS error),
-{_kept("done", _DOC)}
+    RETURNING {_SETTLED}, {_RAN}, CAST(NULL AS text) AS error),
+{keep_finished("'done'", DOC)}
 {COUNT_DONE}"""
 
 # The error goes in as '' for none: a binary array of only NULLs has no type to send.
 RETRY_KEEPING = f"""
 WITH moved AS (
     UPDATE jobs SET available_at = now() + l.delay, receipt = NULL, lease_expires_at = NULL,
-        attempt_log = {_LOGGED} || {_attempt("NULLIF(l.error, '')")}
+        attempt_log = COALESCE(jobs.attempt_log, '[]') || {attempt_entry("NULLIF(l.error, '')")}
     FROM unnest({_LEASES}, CAST(%(delays)b AS interval[]), CAST(%(errors)b AS text[]))
         AS l(id, receipt, delay, error)
     WHERE {_HELD}
@@ -177,24 +150,25 @@ def _dead_letter_keeping(doc: str) -> str:
     return f"""
 WITH settled AS (
     UPDATE jobs SET status = 'dead', last_error = l.reason, dead_at = now(), receipt = NULL,
-        lease_expires_at = NULL, unique_key = NULL,
-        attempt_log = {_LOGGED} || {_attempt("l.reason")}
+        lease_expires_at = NULL, unique_key = NULL
     FROM unnest({_LEASES}, CAST(%(reasons)b AS text[])) AS l(id, receipt, reason)
     WHERE {_HELD}
-    RETURNING {_SETTLED}, jobs.attempt_log AS log, jobs.last_error AS error),
-{_kept("dead", doc)}
+    RETURNING {_SETTLED}, {_RAN}, jobs.last_error AS error),
+{keep_finished("'dead'", doc)}
 {COUNT_FAILED}"""
 
 
-DEAD_LETTER_KEEPING = _dead_letter_keeping(_DOC)
-BURY_UNREADABLE_KEEPING = _dead_letter_keeping(_SAFE_DOC)
+DEAD_LETTER_KEEPING = _dead_letter_keeping(DOC)
+BURY_UNREADABLE_KEEPING = _dead_letter_keeping(SAFE_DOC)
 
+# A cancelled job did not run since its last retry: no last attempt, its error the last one's.
 CANCEL_KEEPING = f"""
 WITH settled AS (
     DELETE FROM jobs WHERE id = %(id)s AND queue = %(queue)s AND status = 'ready'
         AND (receipt IS NULL OR lease_expires_at <= now())
-    RETURNING {_SETTLED}, {_LOGGED} AS log, jobs.attempt_log -> -1 ->> 'error' AS error),
-{_kept("cancelled", _SAFE_DOC)}
+    RETURNING {_SETTLED}, CAST(NULL AS timestamptz) AS started_at, CAST(NULL AS text) AS worker,
+        jobs.attempt_log -> -1 ->> 'error' AS error),
+{keep_finished("'cancelled'", SAFE_DOC)}
 SELECT 1 FROM settled
 """
 

@@ -1,6 +1,7 @@
 """`skincare jobs cancel ID [--queue Q]`: remove a waiting or scheduled job before it runs;
 `skincare jobs run-now ID`: run a scheduled or retrying job now. Each takes `--preview` to show
-the job as it stands and change nothing. (A dead job goes back with `skincare dlq redrive ID`.)"""
+the job as it stands and change nothing. (A dead job goes back with `skincare dlq redrive ID`.)
+`list` and `show` find jobs and their timelines (`job_history.py`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from cyclopts import App, Parameter
 
+from skincare_services.cli import job_history
 from skincare_services.cli.backend import run_on_backend
 from skincare_services.cli.errors import NO, USAGE, CliError
 from skincare_services.cli.options import QueueName
@@ -23,7 +25,9 @@ Preview = Annotated[bool, Parameter(name="--preview")]
 
 def register(app: App) -> None:
     """Add `jobs` and its commands to the `skincare` app."""
-    jobs = App(name="jobs", help="Act on jobs that have not run yet.")
+    jobs = App(name="jobs", help="Find jobs, show a job's timeline, cancel jobs not yet run.")
+    jobs.command(job_history.list_jobs, name="list")
+    jobs.command(job_history.show)
     jobs.command(cancel)
     jobs.command(run_now, name="run-now")
     app.command(jobs)

@@ -42,26 +42,21 @@ def upgrade() -> None:
         sa.Column("type", sa.Text(), nullable=False),
         sa.Column("queue", sa.Text(), nullable=False),
         sa.Column("state", sa.Text(), nullable=False),
-        sa.Column(
-            "args", postgresql.JSONB(), server_default=sa.text("'{}'::jsonb"), nullable=False
-        ),
+        sa.Column("args", postgresql.JSONB(), nullable=False),
         sa.Column("enqueued_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("started_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("finished_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("attempts", sa.Integer(), server_default=sa.text("0"), nullable=False),
-        sa.Column(
-            "attempt_log",
-            postgresql.JSONB(),
-            server_default=sa.text("'[]'::jsonb"),
-            nullable=False,
-        ),
+        sa.Column("attempts", sa.Integer(), nullable=False),
+        sa.Column("worker", sa.Text(), nullable=True),
+        sa.Column("attempt_log", postgresql.JSONB(), nullable=True),
         sa.Column("last_error", sa.Text(), nullable=True),
         sa.Column("request_id", sa.Text(), nullable=True),
         sa.Column("trace_id", sa.Text(), nullable=True),
         sa.CheckConstraint(
             "state IN ('done', 'dead', 'cancelled')", name=op.f("ck_job_history_state_allowed")
         ),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_job_history")),
     )
+    op.create_index("ix_job_history_id", "job_history", ["id"])
     op.create_index(
         "ix_job_history_args",
         "job_history",
@@ -70,7 +65,12 @@ def upgrade() -> None:
         postgresql_ops={"args": "jsonb_path_ops"},
     )
     op.create_index("ix_job_history_type_finished_at", "job_history", ["type", "finished_at"])
-    op.create_index("ix_job_history_state_finished_at", "job_history", ["state", "finished_at"])
+    op.create_index(
+        "ix_job_history_failed_finished_at",
+        "job_history",
+        ["finished_at"],
+        postgresql_where=sa.text("state <> 'done'"),
+    )
     op.execute(sa.text(_BACKFILL_DEAD))
 
 
