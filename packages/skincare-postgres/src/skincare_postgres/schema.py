@@ -24,7 +24,7 @@ from sqlalchemy import (
     func,
     text,
 )
-from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
 from skincare_core.shop.models import NotificationType, OrderStatus, PaymentStatus
 
@@ -308,6 +308,19 @@ job_cap_leases = Table(
     PrimaryKeyConstraint("cap", "job_id"),
 )
 
+# What an operator paused: a named queue (`kind` 'queue') or a job type ('type'), by name. Every
+# worker reads it at most every half second (skincare_core.jobs.steering.PauseWatch); a row
+# stays until it is resumed, through restarts.
+job_pauses = Table(
+    "job_pauses",
+    metadata,
+    Column("kind", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("paused_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    PrimaryKeyConstraint("kind", "name"),
+    _one_of("kind", ("queue", "type")),
+)
+
 HISTORY_STATES = ("done", "dead", "cancelled")
 """A finished job's end in job_history: acked, dead-lettered or cancelled before it ran."""
 
@@ -355,4 +368,25 @@ job_history = Table(
         "finished_at",
         postgresql_where=text("state <> 'done'"),
     ),
+)
+
+# Per named queue, job type and minute: jobs done, retried and failed, and histograms of their run
+# times and pickup latencies (skincare_core.jobs.minutes.BOUNDS_MS). Each worker process writes
+# its own counts every few seconds into its own `slot` (of its backend pid), off the settle path,
+# so no two processes wait on one row; the ops page sums the last hour. Rows older than two
+# hours are pruned by the writers.
+job_minutes = Table(
+    "job_minutes",
+    metadata,
+    Column("queue", Text, nullable=False),
+    Column("type", Text, nullable=False),
+    Column("minute", DateTime(timezone=True), nullable=False),
+    Column("slot", SmallInteger, nullable=False),
+    Column("done", BigInteger, nullable=False, server_default=text("0")),
+    Column("retried", BigInteger, nullable=False, server_default=text("0")),
+    Column("failed", BigInteger, nullable=False, server_default=text("0")),
+    Column("durations", ARRAY(BigInteger), nullable=False),
+    Column("pickups", ARRAY(BigInteger), nullable=False),
+    PrimaryKeyConstraint("queue", "type", "minute", "slot"),
+    Index("ix_job_minutes_minute", "minute"),
 )

@@ -34,6 +34,7 @@ from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import Job, Message
 from skincare_core.jobs.ports import Burial, Retry
 from skincare_core.jobs.routing import DEFAULT_QUEUE
+from skincare_core.jobs.steering import WATCH_EVERY, Pauses, PauseWatch
 from skincare_sqs.client import (
     BATCH_LIMIT,
     MAX_DELAY,
@@ -86,6 +87,7 @@ class SqsQueue:
         dead_letter_hold: timedelta = timedelta(seconds=5),
         name: str = DEFAULT_QUEUE,
         ledger: JobLedger | None = None,
+        pauses: Pauses | None = None,
     ) -> None:
         _check_long_poll(client, wait_time_seconds)
         self.name = name
@@ -96,6 +98,7 @@ class SqsQueue:
         self._wait = wait_time_seconds
         self._hold = visibility_seconds(dead_letter_hold)
         self._leases = Leases()
+        self._pauses = None if pauses is None else PauseWatch(pauses)
         self._bodies = Kept[str]()  # receipt -> body as received
         self._running = Kept[Message]()  # receipt -> a job the ledger marked running
         self._dead_lettering = DeadLettering(client, queue_url=queue_url, dlq_url=dlq_url)
@@ -146,7 +149,15 @@ class SqsQueue:
         return await self._sender.send_many(envelopes)
 
     async def receive(self, max_messages: int = 1) -> builtins.list[Message]:
-        """Long-poll up to min(max_messages, 10); bodies that are not jobs go to the DLQ."""
+        """Long-poll up to min(max_messages, 10); bodies that are not jobs go to the DLQ.
+
+        While this queue is paused nothing is received. A job received when its queue or type
+        is paused (the pause came during the long poll) goes back to the ledger's outbox,
+        deleted from SQS, and the relay sends it again once resumed: a held message never
+        counts receives towards its redrive policy."""
+        if self._pauses is not None and self.name in (await self._pauses.current()).queues:
+            await anyio.sleep(min(self._wait, WATCH_EVERY))
+            return []
         response = await call(
             self._client.receive_message,
             QueueUrl=self._queue_url,
@@ -156,7 +167,32 @@ class SqsQueue:
             MessageAttributeNames=["All"],
         )
         accepted = [await self._accept(raw) for raw in response.get("Messages", [])]
-        return await self._start([message for message in accepted if message is not None])
+        started = await self._start([message for message in accepted if message is not None])
+        return await self._without_paused(started)
+
+    async def _without_paused(self, messages: builtins.list[Message]) -> builtins.list[Message]:
+        if self._pauses is None or not messages:
+            return messages
+        paused = await self._pauses.current()
+        held = [m for m in messages if paused.holds(self.name, m.job.type)]
+        if held:
+            await self._park(held)
+        return [m for m in messages if not paused.holds(self.name, m.job.type)]
+
+    async def _park(self, held: builtins.list[Message]) -> None:
+        jobs = []
+        for message in held:
+            self._running.pop(message.receipt)
+            body = self._bodies.pop(message.receipt) or encode_job(message.job)
+            jobs.append((message.job.id, body))
+        parked = set() if self._ledger is None else await self._ledger.park(jobs)
+        gone = [m.receipt for m in held if m.job.id in parked]
+        await self._deletes(gone)
+        for receipt in gone:
+            self._leases.forget(receipt)
+        # No row to wait in (no ledger, or a message sent around it): hidden for a while.
+        kept = [(m.receipt, self._hold) for m in held if m.job.id not in parked]
+        (await change_visibility(self._client, self._queue_url, kept)).raise_failure()
 
     async def ack_many(self, messages: Sequence[Message]) -> None:
         """Delete the messages in DeleteMessageBatch calls of ten (stale receipts skipped)."""

@@ -98,7 +98,13 @@ def _postgres(context: BackendContext) -> AbstractAsyncContextManager[Backend]:
 async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
     import anyio
 
-    from skincare_postgres import PostgresRateLimiter, PostgresScheduleStore, postgres_job_ledger
+    from skincare_postgres import (
+        PostgresMinuteStore,
+        PostgresPauses,
+        PostgresRateLimiter,
+        PostgresScheduleStore,
+        postgres_job_ledger,
+    )
     from skincare_services.aws import SQS_LONG_POLL_SECONDS, aws_client
     from skincare_sqs import MAX_DELAY, queue_urls, sqs_backend
 
@@ -116,7 +122,8 @@ async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
         await anyio.to_thread.run_sync(
             lambda: warn_short_redrive(client, urls, context.queues, context.max_receives)
         )
-        # Schedules and rate windows live in the ledger's database, shared by every process.
+        # Schedules, rate windows and pauses live in the ledger's database, shared by every
+        # process.
         backend = sqs_backend(
             client,
             urls=urls,
@@ -127,6 +134,8 @@ async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
             rate_limiter=PostgresRateLimiter(engine),
             # Only a process that serves queues claims: the CLI's reads run without caps.
             caps=context.settings.concurrency_caps if context.queues else NO_CAPS,
+            pauses=PostgresPauses(engine),
+            minutes=PostgresMinuteStore(engine),
             history=ledger.history,
         )
         try:

@@ -23,6 +23,7 @@ from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.definitions import Definitions
 from skincare_core.jobs.history import HistoryCleaner, Retention
 from skincare_core.jobs.metrics import JobMetrics, NoMetrics
+from skincare_core.jobs.minutes import MinuteFlusher, MinuteRecorder, TeeMetrics
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.jobs.retry import full_jitter_delay
 from skincare_core.jobs.router import Handler, Router
@@ -63,13 +64,15 @@ NO_DEFINITIONS = Definitions()
 @frozen
 class WorkerProcess:
     """What the worker process runs: one worker per named queue it serves, the relay, the
-    /metrics and /healthz endpoint (None without SKINCARE_METRICS_PORT), the scheduler and the
-    history's cleaner (None when the backend keeps no history)."""
+    /metrics and /healthz endpoint (None without SKINCARE_METRICS_PORT), the scheduler, the
+    history's cleaner (None when the backend keeps no history) and the flusher of its
+    per-minute counts of each job type (None where the backend keeps none)."""
 
     workers: Mapping[str, Worker]
     relay: OutboxRelay | None
     endpoint: WorkerEndpoint | None = None
     scheduler: Scheduler | None = None
+    minutes: MinuteFlusher | None = None
     cleaner: HistoryCleaner | None = None
 
 
@@ -113,6 +116,10 @@ def ops_app(*, settings: Settings, backend: Backend) -> Litestar:
         stats=backend.stats,
         queue_names=names,
         outcomes=backend.outcomes,
+        pauses=backend.pauses,
+        actions=backend.actions,
+        history=backend.history,
+        minutes=backend.minutes,
     )
     return create_ops_app(ops=ops, settings=ops_settings)
 
@@ -168,6 +175,13 @@ async def worker_process(
 
             built = worker_metrics(settings=settings, engine=engine, backend=backend, queues=served)
             metrics, endpoint = built.jobs, built.endpoint
+        flusher = None
+        if backend.minutes is not None:
+            recorder = MinuteRecorder()
+            metrics, flusher = (
+                TeeMetrics(metrics, recorder),
+                MinuteFlusher(recorder, backend.minutes),
+            )
         workers = {
             name: _worker(
                 settings=settings,
@@ -185,6 +199,7 @@ async def worker_process(
             relay,
             endpoint=endpoint,
             scheduler=scheduler_for(backend, every_schedule),
+            minutes=flusher,
             cleaner=history_cleaner(settings, backend),
         )
 

@@ -74,6 +74,8 @@ async def run_worker(
             await tg.start(partial(serve, host=settings.metrics_host, port=settings.metrics_port))
         if process.scheduler is not None:
             tg.start_soon(process.scheduler.run)
+        if process.minutes is not None:
+            tg.start_soon(process.minutes.run)
         if process.cleaner is not None:
             tg.start_soon(process.cleaner.run)
         concurrency = {name: settings.worker_queues[name] for name in served}

@@ -22,6 +22,7 @@ from skincare_core.jobs.history import worker_name
 from skincare_core.jobs.job import Message
 from skincare_core.jobs.ports import Burial, Retry
 from skincare_core.jobs.routing import DEFAULT_QUEUE, check_queue_name
+from skincare_core.jobs.steering import NOTHING_PAUSED, WATCH_EVERY, Paused, Pauses, PauseWatch
 from skincare_postgres.connection import DedicatedConnection
 from skincare_postgres.driver import Autocommit
 from skincare_postgres.engine import engine_timeouts, libpq_conninfo
@@ -67,6 +68,7 @@ class PostgresQueue:
         claim_sweep_every: timedelta = timedelta(seconds=SWEEP_EVERY),
         notifier: PostgresNotifier | None = None,
         caps: ConcurrencyCaps = NO_CAPS,
+        pauses: Pauses | None = None,
         history: bool = True,
         worker: str | None = None,
     ) -> None:
@@ -75,7 +77,8 @@ class PostgresQueue:
         the workers of the jobs this queue enqueues, after the commit (None: one of its own).
         The timeouts of its own connections are the engine's (`engine_timeouts`) unless given.
         `caps` (every process's the same) hold back a job while a cap it falls under is full
-        (capped_claims.py); a queue no cap may touch claims as if there were none. With
+        (capped_claims.py); a queue no cap may touch claims as if there were none. `pauses`
+        (read at most every half second) stop its claims or skip paused types. With
         `history` each settle and cancel also keeps the job's timeline (job_history), naming
         `worker` (this process's `host:pid` if None) as the one that ran each attempt."""
         self._autocommit = Autocommit(engine)
@@ -109,6 +112,8 @@ class PostgresQueue:
                 self._claims, queue=self.name, caps=caps, visibility=visibility_timeout
             )
         self._held_back = False
+        self._pauses = None if pauses is None else PauseWatch(pauses)
+        self._paused = NOTHING_PAUSED
         self._history = history
         self._worker = worker_name() if worker is None else worker
 
@@ -154,6 +159,13 @@ class PostgresQueue:
         await self._listener.start()
         deadline = anyio.current_time() + self._poll
         while True:
+            if await self._queue_paused():
+                # Paused: no claim; the pause is looked at again as often as it is read.
+                remaining = deadline - anyio.current_time()
+                if remaining <= 0:
+                    return []
+                await anyio.sleep(min(remaining, WATCH_EVERY))
+                continue
             messages = await self._claim(max_messages)
             remaining = deadline - anyio.current_time()
             if messages or remaining <= 0:
@@ -202,23 +214,39 @@ class PostgresQueue:
         if messages:
             await self._settles.run(sql.EXTEND, {**_leases(messages), "visibility": visibility})
 
+    async def _queue_paused(self) -> bool:
+        """Whether this queue is paused now; the paused types are kept for the claim."""
+        if self._pauses is None:
+            return False
+        paused = await self._pauses.current()
+        if paused != self._paused:
+            # A resumed type's rows may lie below the floor the claims skipped them to.
+            if self._paused.types - paused.types:
+                self._floor.failed()
+            self._paused = paused
+        return self.name in paused.queues
+
     async def _claim(self, limit: int) -> list[Message]:
         return await self._batched_claims.claim(limit)
 
     async def _claim_rows(self, limit: int) -> list[Message]:
         floors = self._floor.for_claim()
+        held = _held(self._paused)
         try:
             if self._capped is None:
-                params = {
+                params: dict[str, object] = {
                     "visibility": self._visibility,
                     "limit": limit,
                     "queue": self.name,
                     **sql.floor_params(floors),
                 }
-                rows = await self._claims.rows(sql.CLAIM, params, _CLAIMED)
+                statement = sql.CLAIM
+                if held:
+                    params["held"], statement = held, sql.CLAIM_SKIPPING_HELD
+                rows = await self._claims.rows(statement, params, _CLAIMED)
                 seen = [(row.priority, row.due_at) for row in rows]
             else:
-                capped = await self._capped.claim(limit, floors)
+                capped = await self._capped.claim(limit, floors, paused=held)
                 rows, seen, self._held_back = list(capped.rows), list(capped.seen), capped.held_back
         except BaseException:
             self._floor.failed()
@@ -262,8 +290,11 @@ class PostgresQueue:
         return {**params, "worker": self._worker}
 
     async def _until_next_visible(self) -> float:
-        params = {"queue": self.name, **sql.floor_params(self._floor.floors)}
-        [row] = await self._claims.rows(sql.NEXT_VISIBLE, params, dict_row)
+        params: dict[str, object] = {"queue": self.name, **sql.floor_params(self._floor.floors)}
+        statement = sql.NEXT_VISIBLE
+        if held := _held(self._paused):
+            params["held"], statement = held, sql.NEXT_VISIBLE_SKIPPING_HELD
+        [row] = await self._claims.rows(statement, params, dict_row)
         seconds = row["seconds"]
         # A visible row we could not claim is being leased by someone else right now.
         return self._poll if seconds is None else max(float(seconds), 0.005)
@@ -271,6 +302,11 @@ class PostgresQueue:
     async def _prune_now_and_then(self) -> None:
         if self._prune.due():
             await self._settles.run(PRUNE, PRUNE_PARAMS)
+
+
+def _held(paused: Paused) -> list[str]:
+    """The paused job types, sorted (one statement text and plan shape per set)."""
+    return sorted(paused.types)
 
 
 # A receipt is "<lease UUID>:<row id>": a UUID holds no colon, the row id may.

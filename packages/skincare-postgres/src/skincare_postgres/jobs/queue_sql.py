@@ -74,6 +74,11 @@ RETURNING jobs.id, jobs.body, jobs.attempts, jobs.receipt::text AS receipt,
     due.available_at AS due_at, jobs.priority, jobs.snoozes
 """
 
+# While job types are paused (`held`, never empty) the claim passes their rows by: the same walk
+# along ix_jobs_claim, filtering. Nothing paused, the claim above runs unchanged.
+_NOT_PAUSED = "AND type <> ALL(CAST(%(held)s AS text[]))\n    ORDER BY available_at LIMIT"
+CLAIM_SKIPPING_HELD = CLAIM.replace("ORDER BY available_at LIMIT", _NOT_PAUSED)
+
 # The earliest due time, each priority's first row along ix_jobs_claim from its floor: ordered,
 # so the claim connection's enable_sort=off keeps it on the index whatever the row estimate. A
 # min() over the whole queue could be planned as a bitmap scan reading every entry past the
@@ -87,6 +92,8 @@ CROSS JOIN LATERAL (
         AND available_at >= COALESCE(p.floor, '-infinity')
     ORDER BY available_at LIMIT 1) AS first
 """
+
+NEXT_VISIBLE_SKIPPING_HELD = NEXT_VISIBLE.replace("ORDER BY available_at LIMIT", _NOT_PAUSED)
 
 # A running job (a live lease) is left alone: only a waiting or scheduled row is deleted.
 CANCEL = """

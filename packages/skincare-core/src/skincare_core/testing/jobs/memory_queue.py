@@ -21,10 +21,12 @@ from skincare_core.jobs.outcomes import RECENT, OutcomeCounts
 from skincare_core.jobs.ports import Burial, DeadLetter, QueueCounts, Retry
 from skincare_core.jobs.priority import DEFAULT_PRIORITY
 from skincare_core.jobs.routing import DEFAULT_QUEUE, check_queue_name
+from skincare_core.jobs.steering import NOTHING_PAUSED, JobState, JobView, Paused
 from skincare_core.testing.jobs.memory_dead import MemoryDeadLetters
 from skincare_core.testing.jobs.memory_history import InMemoryHistory
 from skincare_core.testing.jobs.memory_keys import UniqueKeys
 from skincare_core.testing.jobs.memory_outcomes import MinuteOutcomes
+from skincare_core.testing.jobs.memory_steering import InMemoryPauses
 
 
 @define
@@ -71,6 +73,7 @@ class InMemoryQueue(MemoryDeadLetters):
         unique_keys: UniqueKeys | None = None,
         caps: ConcurrencyCaps = NO_CAPS,
         running: Callable[[], Iterable[tuple[str, str]]] | None = None,
+        pauses: InMemoryPauses | None = None,
         history: InMemoryHistory | None = None,
     ) -> None:
         super().__init__()
@@ -90,6 +93,7 @@ class InMemoryQueue(MemoryDeadLetters):
         self._caps = caps
         self._held_back = False
         self._all_running = self.running_jobs if running is None else running
+        self._pauses = pauses
         self._history = history
 
     @property
@@ -219,9 +223,50 @@ class InMemoryQueue(MemoryDeadLetters):
     def _revive(self, job: Job) -> None:
         self._add(job, None, None, self._dead_priorities.pop(job.id, DEFAULT_PRIORITY))
 
+    def view(self, job_id: str) -> JobView | None:
+        """The live or dead job with this id as it stands (`JobActions.find`)."""
+        entry = self._entries.get(job_id)
+        if entry is None:
+            dead = self._dead.get(job_id)
+            if dead is None:
+                return None
+            return JobView(dead.job, self.name, "dead", dead.attempts, None)
+        due = self._wall() + timedelta(seconds=max(0.0, entry.visible_at - self._now()))
+        return JobView(entry.job, self.name, self._state(entry), entry.attempts, due)
+
+    def run_now(self, job_id: str) -> bool:
+        """Make a scheduled or retrying job visible now; whether it was one."""
+        entry = self._entries.get(job_id)
+        if entry is None or self._state(entry) not in ("scheduled", "retrying"):
+            return False
+        entry.visible_at = self._now()
+        self._wake()
+        return True
+
+    def wake(self) -> None:
+        """Wake a waiting receive (the pauses changed)."""
+        self._wake()
+
+    def _state(self, entry: _Entry) -> JobState:
+        if self._running(entry):
+            return "running"
+        if entry.visible_at <= self._now():
+            return "ready"
+        return "retrying" if entry.attempts else "scheduled"
+
+    def _paused(self) -> Paused:
+        return NOTHING_PAUSED if self._pauses is None else self._pauses.now
+
+    def _claimable(self, now: float) -> builtins.list[_Entry]:
+        paused = self._paused()
+        if self.name in paused.queues:
+            return []
+        entries = self._entries.values()
+        return [e for e in entries if e.visible_at <= now and e.job.type not in paused.types]
+
     def _claim(self, limit: int) -> builtins.list[Message]:
         now = self._now()
-        visible = sorted((e for e in self._entries.values() if e.visible_at <= now), key=_order)
+        visible = sorted(self._claimable(now), key=_order)
         messages: list[Message] = []
         room = CapRoom(self._caps, running_by_cap(self._caps, self._all_running()))
         self._held_back = False
@@ -251,7 +296,12 @@ class InMemoryQueue(MemoryDeadLetters):
         return entry.leased and entry.visible_at > self._now()
 
     def _next_visible(self) -> float:
-        return min((e.visible_at for e in self._entries.values()), default=float("inf"))
+        # Paused jobs are never next: a resume wakes the receivers.
+        paused = self._paused()
+        if self.name in paused.queues:
+            return float("inf")
+        times = (e.visible_at for e in self._entries.values() if e.job.type not in paused.types)
+        return min(times, default=float("inf"))
 
     def _live(self, message: Message) -> bool:
         entry = self._entries.get(message.job.id)
