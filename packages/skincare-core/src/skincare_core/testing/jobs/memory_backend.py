@@ -68,6 +68,7 @@ class InMemoryQueues:
     def every(self) -> builtins.list[InMemoryQueue]:
         """Every queue made so far, in name order."""
         return sorted(self._queues.values(), key=lambda queue: queue.name)
+
     async def find(self, job_id: str) -> JobView | None:
         """The job with this id in whichever queue holds it (`JobActions`)."""
         views = (q.view(job_id) for q in self._queues.values())
