@@ -119,9 +119,14 @@ async def wait_empty(system: System, poll: float = 0.002) -> None:
         await anyio.sleep(poll)
 
 
-def main(build: Callable[[argparse.Namespace], Scenario]) -> None:
-    """The command line of every program: --quick, --reps, --out."""
+def main(
+    build: Callable[[argparse.Namespace], Scenario], flags: Mapping[str, str] | None = None
+) -> None:
+    """The command line of every program: --quick, --reps, --out, and a program's own on/off
+    `flags` (name -> help)."""
     parser = argparse.ArgumentParser()
+    for flag, help_text in (flags or {}).items():
+        parser.add_argument(f"--{flag}", action="store_true", help=help_text)
     parser.add_argument("--quick", action="store_true", help="a small version, under a minute")
     parser.add_argument("--reps", type=int, default=None, help="repetitions (default 3)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="directory for the JSON")
