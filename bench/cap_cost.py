@@ -2,8 +2,9 @@
 cap, with a cap in use that never binds (every claim of the queue then runs the capped claim:
 lock, count, claim, record), and with a cap that binds (10 running at once).
 
-Run: `uv run python -m bench.cap_cost [--jobs N] [--reps N]`. Uses SKINCARE_BENCH_DATABASE_URL
-when set, otherwise starts an embedded PostgreSQL in a temporary directory. One worker of
+Run: `uv run python -m bench.cap_cost [--quick] [--jobs N] [--reps N]`. Uses
+SKINCARE_BENCH_DATABASE_URL when set, otherwise starts an embedded PostgreSQL in a temporary
+directory. One worker of
 concurrency 20 claiming batches of 10; the variants alternate, each rep in turn; the table
 gives medians and the cost per job against no cap (1 / rate - 1 / rate without).
 """
@@ -74,7 +75,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=5_000)
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="500 jobs, one rep")
     args = parser.parse_args()
+    if args.quick:
+        args.jobs, args.reps = 500, 1
     rates: dict[str, list[float]] = {name: [] for name in VARIANTS}
     print(f"load average before: {os.getloadavg()[0]:.2f}")
     with database_url() as url:
