@@ -104,7 +104,7 @@ async def run(url: str, load: Load, *, layout: str) -> Result:
     bulk_done = 0
 
     async def on_critical(job: Job) -> None:
-        started[job.payload["n"]] = time.perf_counter()
+        started[str(job.payload["n"])] = time.perf_counter()
 
     async def on_bulk(job: Job) -> None:
         nonlocal bulk_done

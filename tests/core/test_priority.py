@@ -8,9 +8,11 @@ from datetime import timedelta
 
 import anyio
 import pytest
+from attrs import frozen
 from hypothesis import given
 from hypothesis import strategies as st
 
+from skincare_core.jobs.definitions import Definitions, JobDefinition
 from skincare_core.jobs.envelope import RoutedOutbox, enqueue
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.priority import DEFAULT_PRIORITY, PRIORITIES, check_priority
@@ -69,3 +71,32 @@ def test_a_priority_is_an_integer_from_1_to_4(value: int) -> None:
     else:
         with pytest.raises(ValueError, match="invalid priority"):
             QueueRoutes(priorities={"t": value})
+
+
+@frozen
+class Nudge:
+    """A typed job's arguments for the definition tests."""
+
+    order_id: int
+
+
+async def _ignore(args: Nudge) -> None:
+    del args
+
+
+@given(own=st.sampled_from(PRIORITIES), asked=st.none() | st.sampled_from(PRIORITIES))
+def test_a_typed_job_takes_its_definitions_priority_unless_the_call_names_one(
+    own: int, asked: int | None
+) -> None:
+    nudge = JobDefinition("nudge", Nudge, _ignore, priority=own)
+    envelope = nudge.job(Nudge(order_id=1), priority=asked)
+    assert envelope.priority == (own if asked is None else asked)
+    routed = Definitions(nudge).routes.priority_of("nudge")
+    assert routed == own
+
+
+def test_a_definition_refuses_a_priority_outside_1_to_4() -> None:
+    with pytest.raises(ValueError, match="invalid priority 5"):
+        JobDefinition("nudge", Nudge, _ignore, priority=5)
+    with pytest.raises(ValueError, match="invalid priority 0"):
+        JobDefinition("nudge", Nudge, _ignore).job(Nudge(order_id=1), priority=0)

@@ -32,6 +32,11 @@ PRINTS = {
         "running: ['expire_unpaid_order', 'send_confirmation_email', 'send_invoice_email']\n"
         "after one send: ['send_confirmation_email']\n"
     ),
+    "sync handlers": (
+        "done: ['fast']\ndead: TimeoutError: ran longer than the job timeout of 0.1 s\n"
+        "the thread ran on: ['fast', 'slow']\n"
+    ),
+    "snooze": "runs: 3 dead: 0\n",
 }
 
 

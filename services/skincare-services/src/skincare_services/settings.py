@@ -101,6 +101,11 @@ class Settings:
     trace_dir: str = ""
     # Tracing to an OTLP/HTTP collector at this base URL (spans to <url>/v1/traces); empty: none.
     otlp_endpoint: str = field(default="", validator=http_url)
+    # Job history: every job's timeline, kept after it finishes for a retention (done and
+    # cancelled ones, dead ones), then pruned by one worker process at a time; off keeps none.
+    history: Literal["on", "off"] = "on"
+    history_done_retention: timedelta = timedelta(hours=24)
+    history_dead_retention: timedelta = timedelta(days=14)
 
     @property
     def visibility_timeout(self) -> timedelta:

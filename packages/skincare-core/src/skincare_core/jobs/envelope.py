@@ -84,7 +84,7 @@ def check_unique_key(unique_key: str | None) -> None:
 
 async def enqueue(
     queue: Queue,
-    job: Job,
+    job: Job | Envelope,
     *,
     delay: timedelta | None = None,
     not_before: datetime | None = None,
@@ -98,9 +98,33 @@ async def enqueue(
     on the queue's backend (any of its queues): returns whether the job was added. `priority`
     (1 most urgent .. 4) orders it among the queue's due jobs; a backend without an order
     inside a queue raises `PriorityUnsupported` for any but the default.
+
+    An `Envelope` (a typed job, `JobDefinition.job(...)`) carries its own schedule, key and
+    priority, and must name this queue: passing options with it, or another queue, is a
+    ValueError.
     """
+    if isinstance(job, Envelope):
+        _check_whole(job, queue.name, delay, not_before, unique_key, priority)
+        return await queue.enqueue(job)
     envelope = Envelope(job, queue.name, not_before, unique_key, delay=delay, priority=priority)
     return await queue.enqueue(envelope)
+
+
+def _check_whole(
+    envelope: Envelope,
+    queue: str | None,
+    delay: timedelta | None,
+    not_before: datetime | None,
+    unique_key: str | None,
+    priority: int | None,
+) -> None:
+    given = (delay, not_before, unique_key, None if priority == DEFAULT_PRIORITY else priority)
+    if any(option is not None for option in given):
+        raise ValueError("an envelope carries its schedule and key: give them to .job(...)")
+    if queue is not None and envelope.queue != queue:
+        raise ValueError(
+            f"job {envelope.job.type!r} goes to queue {envelope.queue!r}, not {queue!r}"
+        )
 
 
 class OutboxWriter(Protocol):
@@ -124,7 +148,7 @@ class RoutedOutbox:
 
     async def add(
         self,
-        job: Job,
+        job: Job | Envelope,
         *,
         delay: timedelta | None = None,
         not_before: datetime | None = None,
@@ -133,11 +157,23 @@ class RoutedOutbox:
     ) -> bool:
         """Queue `job` if, and only if, the transaction commits; False if a live job holds
         `unique_key`. JobTooLarge and ValueError at once, before the writer is called.
-        `priority` (None: the one the routes give its type) orders it inside its queue."""
-        if self._job_headers is not None and (headers := self._job_headers()):
-            job = evolve(job, headers={**headers, **job.headers})
-        queue = self._routes.queue_of(job.type)
-        if priority is None:
-            priority = self._routes.priority_of(job.type)
-        envelope = Envelope(job, queue, not_before, unique_key, delay=delay, priority=priority)
+        `priority` (None: the one the routes give its type) orders it inside its queue. An
+        `Envelope` (a typed job) goes to its own queue with its own schedule, key and priority."""
+        if isinstance(job, Envelope):
+            _check_whole(job, None, delay, not_before, unique_key, priority)
+            stamped = self._stamped(job.job)
+            envelope = job if stamped is job.job else evolve(job, job=stamped)
+        else:
+            queue = self._routes.queue_of(job.type)
+            if priority is None:
+                priority = self._routes.priority_of(job.type)
+            envelope = Envelope(
+                self._stamped(job), queue, not_before, unique_key, delay=delay, priority=priority
+            )
         return await self._writer.write(envelope)
+
+    def _stamped(self, job: Job) -> Job:
+        """`job` with the current trace context in its headers."""
+        if self._job_headers is None or not (headers := self._job_headers()):
+            return job
+        return evolve(job, headers={**headers, **job.headers})

@@ -17,6 +17,18 @@ class RetryLater(Exception):
         self.delay = delay
 
 
+class Snooze(Exception):
+    """Run this job again after `delay` without spending an attempt: not a failure (a provider's
+    "try again in 10 minutes"). A job may snooze at most the worker's `max_snoozes` times; the
+    next snooze dead-letters it, saying so."""
+
+    def __init__(self, delay: timedelta, reason: str = "snoozed") -> None:
+        if delay < timedelta(0):
+            raise ValueError(f"a snooze cannot be negative, got {delay}")
+        super().__init__(reason)
+        self.delay = delay
+
+
 class InvalidJob(PermanentJobError):
     """A job body or payload that cannot be understood."""
 

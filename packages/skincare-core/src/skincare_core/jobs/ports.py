@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Protocol, TypeAlias
 
-from attrs import frozen
+from attrs import field, frozen
 
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Job, Message
@@ -61,10 +61,17 @@ class Queue(Protocol):
 
 @frozen
 class Retry:
-    """A failed job to make visible again after `delay`."""
+    """A failed job to make visible again after `delay`. A `snooze` (the handler raised
+    `Snooze`) spends no attempt: the queue takes back the attempt its receive counted and
+    counts a snooze instead (`Message.snoozes` on the next delivery). `error` is why its
+    attempt failed (the job's history keeps it; None: not told). Two retries of the same
+    message and delay are equal whatever their errors: the error changes nothing the queue
+    does."""
 
     message: Message
     delay: timedelta
+    error: str | None = field(default=None, eq=False)
+    snooze: bool = False
 
 
 @frozen
@@ -152,7 +159,7 @@ class Outbox(Protocol):
 
     async def add(
         self,
-        job: Job,
+        job: Job | Envelope,
         *,
         delay: timedelta | None = None,
         not_before: datetime | None = None,
@@ -161,7 +168,8 @@ class Outbox(Protocol):
     ) -> bool:
         """Queue `job` if, and only if, this unit of work commits, on the queue its type is
         routed to; delay, not_before and unique_key as `Queue.enqueue` (False: not added);
-        `priority` as `enqueue`'s (None: the priority its type is routed with)."""
+        `priority` as `enqueue`'s (None: the priority its type is routed with). A typed job's
+        `Envelope` (`JobDefinition.job`) brings its own queue, schedule, key and priority."""
 
 
 class OutboxStorage(Protocol):

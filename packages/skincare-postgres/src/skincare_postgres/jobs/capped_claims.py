@@ -67,17 +67,18 @@ WITH due AS (
         AS d(ctid, available_at)),
 taken AS (
     UPDATE jobs SET attempts = attempts + 1, receipt = gen_random_uuid(),
-        available_at = now() + %(visibility)s, lease_expires_at = now() + %(visibility)s
+        available_at = now() + %(visibility)s, lease_expires_at = now() + %(visibility)s,
+        started_at = now()
     FROM due WHERE jobs.ctid = due.ctid
     RETURNING jobs.id, jobs.body, jobs.attempts, jobs.receipt, due.available_at AS due_at,
-        jobs.priority, due.ctid AS claimed_ctid),
+        jobs.priority, jobs.snoozes, due.ctid AS claimed_ctid),
 counted AS (
     INSERT INTO job_cap_leases (cap, job_id, receipt)
     SELECT l.cap, taken.id, taken.receipt FROM taken
     JOIN unnest(CAST(%(lease_caps)s AS text[]), CAST(%(lease_ctids)s AS text[])) AS l(cap, ctid)
         ON CAST(l.ctid AS tid) = taken.claimed_ctid
     ON CONFLICT (cap, job_id) DO UPDATE SET receipt = EXCLUDED.receipt)
-SELECT id, body, attempts, receipt::text AS receipt, due_at, priority FROM taken
+SELECT id, body, attempts, receipt::text AS receipt, due_at, priority, snoozes FROM taken
 """
 
 
@@ -117,11 +118,14 @@ class CappedClaims:
         self._locked = list(caps.relevant_to(queue))
         self._visibility = visibility
 
-    async def claim(self, limit: int, floors: Mapping[int, datetime | None]) -> CappedClaim:
-        """Lease up to `limit` due jobs, as many as the caps have room for."""
+    async def claim(
+        self, limit: int, floors: Mapping[int, datetime | None], *, paused: Sequence[str] = ()
+    ) -> CappedClaim:
+        """Lease up to `limit` due jobs, as many as the caps have room for, none of a
+        `paused` type."""
 
         async def work(conn: psycopg.AsyncConnection[TupleRow]) -> CappedClaim:
-            return await self._claim(conn, limit, floors)
+            return await self._claim(conn, limit, floors, paused)
 
         return await self._connection.transaction(work)
 
@@ -130,6 +134,7 @@ class CappedClaims:
         conn: psycopg.AsyncConnection[TupleRow],
         limit: int,
         floors: Mapping[int, datetime | None],
+        paused: Sequence[str],
     ) -> CappedClaim:
         caps = {"caps": self._locked}
         await fetch(conn, LOCK, caps, tuple_row)
@@ -137,7 +142,8 @@ class CappedClaims:
         room = CapRoom(self._caps, {row["cap"]: row["running"] for row in counted})
         if room.queue_full(self._queue):
             return CappedClaim([], [], held_back=True)
-        held_back = room.full_types()
+        full = room.full_types()
+        held_back = [*full, *paused]
         # Rows of a type left out may lie below what this claim returns: no floor follows it.
         params = {"queue": self._queue, "limit": limit, "held_back": held_back}
         params |= sql.floor_params({} if held_back else floors)
@@ -145,7 +151,7 @@ class CappedClaims:
         chosen = [c for c in candidates if room.take(self._queue, c.type)]
         seen = [] if held_back else [(c.priority, c.available_at) for c in candidates]
         rows = await self._take(conn, chosen) if chosen else []
-        return CappedClaim(rows, seen, held_back=room.held_back or bool(held_back))
+        return CappedClaim(rows, seen, held_back=room.held_back or bool(full))
 
     async def _take(
         self, conn: psycopg.AsyncConnection[TupleRow], chosen: Sequence[Candidate]

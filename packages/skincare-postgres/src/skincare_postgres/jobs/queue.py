@@ -18,9 +18,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from skincare_core.jobs.caps import NO_CAPS, ConcurrencyCaps
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.errors import InvalidJob
+from skincare_core.jobs.history import worker_name
 from skincare_core.jobs.job import Message
 from skincare_core.jobs.ports import Burial, Retry
 from skincare_core.jobs.routing import DEFAULT_QUEUE, check_queue_name
+from skincare_core.jobs.steering import NOTHING_PAUSED, WATCH_EVERY, Paused, Pauses, PauseWatch
 from skincare_postgres.connection import DedicatedConnection
 from skincare_postgres.driver import Autocommit
 from skincare_postgres.engine import engine_timeouts, libpq_conninfo
@@ -66,13 +68,19 @@ class PostgresQueue:
         claim_sweep_every: timedelta = timedelta(seconds=SWEEP_EVERY),
         notifier: PostgresNotifier | None = None,
         caps: ConcurrencyCaps = NO_CAPS,
+        pauses: Pauses | None = None,
+        history: bool = True,
+        worker: str | None = None,
     ) -> None:
         """`claim_sweep_every`: how often a claim reads the claim index from its start rather
         than from the floor (claim_floor.py); zero makes every claim do so. `notifier` wakes
         the workers of the jobs this queue enqueues, after the commit (None: one of its own).
         The timeouts of its own connections are the engine's (`engine_timeouts`) unless given.
         `caps` (every process's the same) hold back a job while a cap it falls under is full
-        (capped_claims.py); a queue no cap may touch claims as if there were none."""
+        (capped_claims.py); a queue no cap may touch claims as if there were none. `pauses`
+        (read at most every half second) stop its claims or skip paused types. With
+        `history` each settle and cancel also keeps the job's timeline (job_history), naming
+        `worker` (this process's `host:pid` if None) as the one that ran each attempt."""
         self._autocommit = Autocommit(engine)
         self.name = check_queue_name(name)
         self._sink = PostgresSink(engine, channel=channel, notifier=notifier)
@@ -104,6 +112,10 @@ class PostgresQueue:
                 self._claims, queue=self.name, caps=caps, visibility=visibility_timeout
             )
         self._held_back = False
+        self._pauses = None if pauses is None else PauseWatch(pauses)
+        self._paused = NOTHING_PAUSED
+        self._history = history
+        self._worker = worker_name() if worker is None else worker
 
     async def __aenter__(self) -> PostgresQueue:
         return self
@@ -138,9 +150,8 @@ class PostgresQueue:
         A running job (a live lease) is not interrupted: False, and it finishes or fails as it
         would have. An expired lease counts as waiting.
         """
-        found = await self._autocommit.rows(
-            sql.CANCEL, {"id": job_id, "queue": self.name}, dict_row
-        )
+        statement = sql.CANCEL_KEEPING if self._history else sql.CANCEL
+        found = await self._autocommit.rows(statement, {"id": job_id, "queue": self.name}, dict_row)
         return bool(found)
 
     async def receive(self, max_messages: int = 1) -> list[Message]:
@@ -148,6 +159,13 @@ class PostgresQueue:
         await self._listener.start()
         deadline = anyio.current_time() + self._poll
         while True:
+            if await self._queue_paused():
+                # Paused: no claim; the pause is looked at again as often as it is read.
+                remaining = deadline - anyio.current_time()
+                if remaining <= 0:
+                    return []
+                await anyio.sleep(min(remaining, WATCH_EVERY))
+                continue
             messages = await self._claim(max_messages)
             remaining = deadline - anyio.current_time()
             if messages or remaining <= 0:
@@ -160,7 +178,10 @@ class PostgresQueue:
     async def ack_many(self, messages: Sequence[Message]) -> None:
         """Delete every job whose lease is still the receipt's, counted done, in one statement."""
         if messages:
-            await self._settles.run(sql.ACK, _leases(messages))
+            if self._history:
+                await self._settles.run(sql.ACK_KEEPING, self._worked(_leases(messages)))
+            else:
+                await self._settles.run(sql.ACK, _leases(messages))
             await self._prune_now_and_then()
 
     async def retry_many(self, retries: Sequence[Retry]) -> None:
@@ -168,8 +189,16 @@ class PostgresQueue:
         statement that wakes this queue's idle workers."""
         if retries:
             params = _leases([r.message for r in retries])
-            params |= {"delays": [r.delay for r in retries], "channel": self._own_channel}
-            await self._settles.run(sql.RETRY, params)
+            params |= {
+                "delays": [r.delay for r in retries],
+                "snoozes": [int(r.snooze) for r in retries],
+                "channel": self._own_channel,
+            }
+            if self._history:
+                params["errors"] = [r.error or "" for r in retries]
+                await self._settles.run(sql.RETRY_KEEPING, self._worked(params))
+            else:
+                await self._settles.run(sql.RETRY, params)
 
     async def dead_letter_many(self, burials: Sequence[Burial]) -> None:
         """Move each job whose lease is still the receipt's to the dead letters with its
@@ -177,7 +206,7 @@ class PostgresQueue:
         if burials:
             params = _leases([b.message for b in burials])
             params["reasons"] = [b.reason for b in burials]
-            await self._settles.run(sql.DEAD_LETTER, params)
+            await self._dead_letter(params, sql.DEAD_LETTER_KEEPING)
             await self._prune_now_and_then()
 
     async def extend_many(self, messages: Sequence[Message], visibility: timedelta) -> None:
@@ -185,23 +214,39 @@ class PostgresQueue:
         if messages:
             await self._settles.run(sql.EXTEND, {**_leases(messages), "visibility": visibility})
 
+    async def _queue_paused(self) -> bool:
+        """Whether this queue is paused now; the paused types are kept for the claim."""
+        if self._pauses is None:
+            return False
+        paused = await self._pauses.current()
+        if paused != self._paused:
+            # A resumed type's rows may lie below the floor the claims skipped them to.
+            if self._paused.types - paused.types:
+                self._floor.failed()
+            self._paused = paused
+        return self.name in paused.queues
+
     async def _claim(self, limit: int) -> list[Message]:
         return await self._batched_claims.claim(limit)
 
     async def _claim_rows(self, limit: int) -> list[Message]:
         floors = self._floor.for_claim()
+        held = _held(self._paused)
         try:
             if self._capped is None:
-                params = {
+                params: dict[str, object] = {
                     "visibility": self._visibility,
                     "limit": limit,
                     "queue": self.name,
                     **sql.floor_params(floors),
                 }
-                rows = await self._claims.rows(sql.CLAIM, params, _CLAIMED)
+                statement = sql.CLAIM
+                if held:
+                    params["held"], statement = held, sql.CLAIM_SKIPPING_HELD
+                rows = await self._claims.rows(statement, params, _CLAIMED)
                 seen = [(row.priority, row.due_at) for row in rows]
             else:
-                capped = await self._capped.claim(limit, floors)
+                capped = await self._capped.claim(limit, floors, paused=held)
                 rows, seen, self._held_back = list(capped.rows), list(capped.seen), capped.held_back
         except BaseException:
             self._floor.failed()
@@ -222,7 +267,7 @@ class PostgresQueue:
                 continue
             # A first delivery became due when it was enqueued (or its delay ended).
             messages.append(
-                Message(receipt=receipt, job=job, attempts=row.attempts, enqueued_at=row.due_at)
+                Message(receipt, job, row.attempts, enqueued_at=row.due_at, snoozes=row.snoozes)
             )
         if burials:
             await self._bury_unreadable(burials)
@@ -232,11 +277,24 @@ class PostgresQueue:
         # Never delivered: a handler could not run it, and no settlement could find its row.
         params = _receipts([receipt for receipt, _ in burials])
         params["reasons"] = [reason for _, reason in burials]
-        await self._settles.run(sql.DEAD_LETTER, params)
+        await self._dead_letter(params, sql.BURY_UNREADABLE_KEEPING)
+
+    async def _dead_letter(self, params: dict[str, object], keeping: str) -> None:
+        if self._history:
+            await self._settles.run(keeping, self._worked(params))
+        else:
+            await self._settles.run(sql.DEAD_LETTER, params)
+
+    def _worked(self, params: dict[str, object]) -> dict[str, object]:
+        """`params` with the worker the history names for the attempts they settle."""
+        return {**params, "worker": self._worker}
 
     async def _until_next_visible(self) -> float:
-        params = {"queue": self.name, **sql.floor_params(self._floor.floors)}
-        [row] = await self._claims.rows(sql.NEXT_VISIBLE, params, dict_row)
+        params: dict[str, object] = {"queue": self.name, **sql.floor_params(self._floor.floors)}
+        statement = sql.NEXT_VISIBLE
+        if held := _held(self._paused):
+            params["held"], statement = held, sql.NEXT_VISIBLE_SKIPPING_HELD
+        [row] = await self._claims.rows(statement, params, dict_row)
         seconds = row["seconds"]
         # A visible row we could not claim is being leased by someone else right now.
         return self._poll if seconds is None else max(float(seconds), 0.005)
@@ -244,6 +302,11 @@ class PostgresQueue:
     async def _prune_now_and_then(self) -> None:
         if self._prune.due():
             await self._settles.run(PRUNE, PRUNE_PARAMS)
+
+
+def _held(paused: Paused) -> list[str]:
+    """The paused job types, sorted (one statement text and plan shape per set)."""
+    return sorted(paused.types)
 
 
 # A receipt is "<lease UUID>:<row id>": a UUID holds no colon, the row id may.

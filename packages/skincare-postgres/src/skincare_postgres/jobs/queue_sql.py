@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from skincare_core.jobs.priority import PRIORITIES
+from skincare_postgres.jobs.history_sql import DOC, SAFE_DOC, attempt_entry, keep_finished
 from skincare_postgres.jobs.outcomes_sql import COUNT_DONE, COUNT_FAILED
 
 
@@ -25,6 +26,7 @@ class Claimed(NamedTuple):
     receipt: str
     due_at: datetime
     priority: int
+    snoozes: int
 
 
 # One statement claims a batch of one queue: SKIP LOCKED lets claimers pass each other; the
@@ -65,11 +67,17 @@ WITH due AS (
         ORDER BY available_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED) AS d
     LIMIT %(limit)s)
 UPDATE jobs SET attempts = attempts + 1, receipt = gen_random_uuid(),
-    available_at = now() + %(visibility)s, lease_expires_at = now() + %(visibility)s
+    available_at = now() + %(visibility)s, lease_expires_at = now() + %(visibility)s,
+    started_at = now()
 FROM due WHERE jobs.ctid = due.ctid
 RETURNING jobs.id, jobs.body, jobs.attempts, jobs.receipt::text AS receipt,
-    due.available_at AS due_at, jobs.priority
+    due.available_at AS due_at, jobs.priority, jobs.snoozes
 """
+
+# While job types are paused (`held`, never empty) the claim passes their rows by: the same walk
+# along ix_jobs_claim, filtering. Nothing paused, the claim above runs unchanged.
+_NOT_PAUSED = "AND type <> ALL(CAST(%(held)s AS text[]))\n    ORDER BY available_at LIMIT"
+CLAIM_SKIPPING_HELD = CLAIM.replace("ORDER BY available_at LIMIT", _NOT_PAUSED)
 
 # The earliest due time, each priority's first row along ix_jobs_claim from its floor: ordered,
 # so the claim connection's enable_sort=off keeps it on the index whatever the row estimate. A
@@ -84,6 +92,8 @@ CROSS JOIN LATERAL (
         AND available_at >= COALESCE(p.floor, '-infinity')
     ORDER BY available_at LIMIT 1) AS first
 """
+
+NEXT_VISIBLE_SKIPPING_HELD = NEXT_VISIBLE.replace("ORDER BY available_at LIMIT", _NOT_PAUSED)
 
 # A running job (a live lease) is left alone: only a waiting or scheduled row is deleted.
 CANCEL = """
@@ -106,11 +116,14 @@ WITH settled AS (
     RETURNING jobs.queue)
 {COUNT_DONE}"""
 
-# Each job is visible again after its own delay; the queue's idle workers are woken.
+# Each job is visible again after its own delay; the queue's idle workers are woken. A snooze
+# (l.snooze = 1) gives back the attempt its claim counted and counts a snooze instead.
 RETRY = f"""
 WITH moved AS (
-    UPDATE jobs SET available_at = now() + l.delay, receipt = NULL, lease_expires_at = NULL
-    FROM unnest({_LEASES}, CAST(%(delays)b AS interval[])) AS l(id, receipt, delay)
+    UPDATE jobs SET available_at = now() + l.delay, receipt = NULL, lease_expires_at = NULL,
+        attempts = jobs.attempts - l.snooze, snoozes = jobs.snoozes + l.snooze
+    FROM unnest({_LEASES}, CAST(%(delays)b AS interval[]), CAST(%(snoozes)b AS int[]))
+        AS l(id, receipt, delay, snooze)
     WHERE {_HELD}
     RETURNING 1)
 SELECT pg_notify(%(channel)s, '') WHERE EXISTS (SELECT 1 FROM moved)
@@ -131,6 +144,65 @@ WITH settled AS (
     WHERE {_HELD}
     RETURNING jobs.queue)
 {COUNT_FAILED}"""
+
+
+# With history (job_history, `history_sql.py` reads it), each settle also keeps the job's
+# timeline in the same statement: a retry appends the attempt that ended to the row's
+# attempt_log ({start, end, worker, error}; the claim set started_at), and a finished job's row
+# is written to job_history from what the DELETE or UPDATE returned, its last attempt in
+# columns. The statements without history above stay as they were.
+_SETTLED = (
+    "jobs.id, jobs.type, jobs.queue, jobs.body, jobs.created_at, jobs.attempts, jobs.attempt_log"
+)
+_RAN = "COALESCE(jobs.started_at, now()) AS started_at, CAST(%(worker)s AS text) AS worker"
+
+ACK_KEEPING = f"""
+WITH settled AS (
+    DELETE FROM jobs USING unnest({_LEASES}) AS l(id, receipt) WHERE {_HELD}
+    RETURNING {_SETTLED}, {_RAN}, CAST(NULL AS text) AS error),
+{keep_finished("'done'", DOC)}
+{COUNT_DONE}"""
+
+# The error goes in as '' for none: a binary array of only NULLs has no type to send.
+RETRY_KEEPING = f"""
+WITH moved AS (
+    UPDATE jobs SET available_at = now() + l.delay, receipt = NULL, lease_expires_at = NULL,
+        attempts = jobs.attempts - l.snooze, snoozes = jobs.snoozes + l.snooze,
+        attempt_log = COALESCE(jobs.attempt_log, '[]') || {attempt_entry("NULLIF(l.error, '')")}
+    FROM unnest(
+        {_LEASES}, CAST(%(delays)b AS interval[]), CAST(%(snoozes)b AS int[]),
+        CAST(%(errors)b AS text[])) AS l(id, receipt, delay, snooze, error)
+    WHERE {_HELD}
+    RETURNING 1)
+SELECT pg_notify(%(channel)s, '') WHERE EXISTS (SELECT 1 FROM moved)
+"""
+
+
+def _dead_letter_keeping(doc: str) -> str:
+    return f"""
+WITH settled AS (
+    UPDATE jobs SET status = 'dead', last_error = l.reason, dead_at = now(), receipt = NULL,
+        lease_expires_at = NULL, unique_key = NULL
+    FROM unnest({_LEASES}, CAST(%(reasons)b AS text[])) AS l(id, receipt, reason)
+    WHERE {_HELD}
+    RETURNING {_SETTLED}, {_RAN}, jobs.last_error AS error),
+{keep_finished("'dead'", doc)}
+{COUNT_FAILED}"""
+
+
+DEAD_LETTER_KEEPING = _dead_letter_keeping(DOC)
+BURY_UNREADABLE_KEEPING = _dead_letter_keeping(SAFE_DOC)
+
+# A cancelled job did not run since its last retry: no last attempt, its error the last one's.
+CANCEL_KEEPING = f"""
+WITH settled AS (
+    DELETE FROM jobs WHERE id = %(id)s AND queue = %(queue)s AND status = 'ready'
+        AND (receipt IS NULL OR lease_expires_at <= now())
+    RETURNING {_SETTLED}, CAST(NULL AS timestamptz) AS started_at, CAST(NULL AS text) AS worker,
+        jobs.attempt_log -> -1 ->> 'error' AS error),
+{keep_finished("'cancelled'", SAFE_DOC)}
+SELECT 1 FROM settled
+"""
 
 # A job id already stored, or a unique key a live job holds, is skipped (ON CONFLICT without a
 # target covers the primary key and uq_jobs_unique_key). The queues that got a job are returned:
@@ -158,4 +230,15 @@ INSERT INTO jobs (id, type, body, queue, unique_key, available_at, priority)
 VALUES (%(id)s, %(type)s, %(body)s, %(queue)s, %(key)s,
     COALESCE(CAST(%(not_before)s AS timestamptz), now() + %(delay)s), %(priority)s)
 ON CONFLICT DO NOTHING RETURNING 1
+"""
+
+# `enqueue_in_transaction`'s: the NOTIFY rides in the caller's transaction, which PostgreSQL
+# sends at its commit and drops on a rollback.
+OUTBOX_ADD_NOTIFY = """
+WITH added AS (
+    INSERT INTO jobs (id, type, body, queue, unique_key, available_at, priority)
+    VALUES (%(id)s, %(type)s, %(body)s, %(queue)s, %(key)s,
+        COALESCE(CAST(%(not_before)s AS timestamptz), now() + %(delay)s), %(priority)s)
+    ON CONFLICT DO NOTHING RETURNING 1)
+SELECT pg_notify(%(channel)s, '') FROM added
 """

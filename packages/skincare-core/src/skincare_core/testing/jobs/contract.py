@@ -19,6 +19,7 @@ from attrs import frozen
 
 from skincare_core.jobs.envelope import enqueue
 from skincare_core.jobs.errors import JobTooLarge
+from skincare_core.jobs.history import JobHistory
 from skincare_core.jobs.job import Job, Message, new_job
 from skincare_core.jobs.outcomes import JobOutcomes
 from skincare_core.jobs.ports import Burial, DeadLetters, JobSink, Queue, QueueStats, Retry
@@ -34,7 +35,7 @@ class QueueSubject:
     """The adapter under test: a queue, its backend's dead letters, its timing, its stats, and
     (for the scheduling and named-queue tests) `other`, a second named queue, and the backend's
     `sink`; `outcomes` for the outcomes and ops tests; `priorities` False for a backend that
-    refuses a priority (no order inside a queue)."""
+    refuses a priority (no order inside a queue); `history` for `HistoryContract`."""
 
     queue: Queue
     dead_letters: DeadLetters
@@ -45,6 +46,7 @@ class QueueSubject:
     sink: JobSink | None = None
     outcomes: JobOutcomes | None = None
     priorities: bool = True
+    history: JobHistory | None = None
 
 
 async def receive_one(subject: QueueSubject, within: float = 10.0) -> Message:
@@ -165,6 +167,34 @@ class DeliveryContract(QueueStatsContract):
         again = await receive_one(subject)
         assert (again.job, again.attempts) == (job, 2)
 
+    async def test_a_snooze_spends_no_attempt_and_counts_a_snooze(
+        self, subject: QueueSubject
+    ) -> None:
+        job = new_job("contract")
+        await enqueue(subject.queue, job)
+        first = await receive_one(subject)
+        assert (first.attempts, first.snoozes) == (1, 0)
+        await subject.queue.retry_many([Retry(first, timedelta(0), snooze=True)])
+        second = await receive_one(subject)
+        assert (second.job, second.attempts, second.snoozes) == (job, 1, 1)
+        await subject.queue.retry_many([Retry(second, timedelta(0), snooze=True)])
+        third = await receive_one(subject)
+        assert (third.attempts, third.snoozes) == (1, 2)
+        # A failure after snoozes spends an attempt as any failure does; the snoozes stay.
+        await subject.queue.retry_many([Retry(third, timedelta(0))])
+        fourth = await receive_one(subject)
+        assert (fourth.attempts, fourth.snoozes) == (2, 2)
+
+    async def test_a_snooze_delay_hides_the_job_until_it_passes(
+        self, subject: QueueSubject
+    ) -> None:
+        await enqueue(subject.queue, new_job("contract"))
+        delay = subject.tick * 2
+        await subject.queue.retry_many([Retry(await receive_one(subject), delay, snooze=True)])
+        await assert_nothing(subject)
+        await sleep_past(delay, subject)
+        assert (await receive_one(subject)).attempts == 1
+
     async def test_nack_delay_hides_the_job_until_it_passes(self, subject: QueueSubject) -> None:
         await enqueue(subject.queue, new_job("contract"))
         delay = subject.tick * 2
@@ -261,6 +291,19 @@ class DeliveryContract(QueueStatsContract):
         again = await receive_one(subject)
         assert (again.job, again.attempts) == (job, 1)
         assert await subject.dead_letters.count() == 0
+
+    async def test_a_redriven_job_starts_over_its_snoozes(self, subject: QueueSubject) -> None:
+        job = new_job("contract")
+        await enqueue(subject.queue, job)
+        await subject.queue.retry_many(
+            [Retry(await receive_one(subject), timedelta(0), snooze=True)]
+        )
+        snoozed = await receive_one(subject)
+        assert snoozed.snoozes == 1
+        await subject.queue.dead_letter_many([Burial(snoozed, "Snooze: too many")])
+        assert await subject.dead_letters.redrive(job.id) is True
+        again = await receive_one(subject)
+        assert (again.job, again.attempts, again.snoozes) == (job, 1, 0)
 
     async def test_redrive_all_by_type_leaves_other_types_dead(self, subject: QueueSubject) -> None:
         keep, send = new_job("contract.keep"), new_job("contract.send")

@@ -21,9 +21,12 @@ from skincare_core.jobs.outcomes import RECENT, OutcomeCounts
 from skincare_core.jobs.ports import Burial, DeadLetter, QueueCounts, Retry
 from skincare_core.jobs.priority import DEFAULT_PRIORITY
 from skincare_core.jobs.routing import DEFAULT_QUEUE, check_queue_name
+from skincare_core.jobs.steering import NOTHING_PAUSED, JobState, JobView, Paused
 from skincare_core.testing.jobs.memory_dead import MemoryDeadLetters
+from skincare_core.testing.jobs.memory_history import InMemoryHistory
 from skincare_core.testing.jobs.memory_keys import UniqueKeys
 from skincare_core.testing.jobs.memory_outcomes import MinuteOutcomes
+from skincare_core.testing.jobs.memory_steering import InMemoryPauses
 
 
 @define
@@ -31,6 +34,7 @@ class _Entry:
     job: Job
     seq: int
     attempts: int = 0
+    snoozes: int = 0
     visible_at: float = 0.0
     receipt: str | None = None
     leased: bool = False
@@ -51,9 +55,10 @@ class InMemoryQueue(MemoryDeadLetters):
 
     Delays run on `monotonic`; a `not_before` time is turned into a delay with `wall_clock`.
     Give several queues one `unique_keys` to make a key unique across them (`InMemoryQueues`
-    does). `caps` hold back a job while a cap it falls under is full, counting the running jobs
-    `running` lists as (queue, job type) (None: this queue's own; `InMemoryQueues` gives all
-    of its queues'). As a sink on its own it takes every envelope, whatever queue it names.
+    does), and one `history` to keep their jobs' timelines. `caps` hold back a job while a cap
+    it falls under is full, counting the running jobs `running` lists as (queue, job type)
+    (None: this queue's own; `InMemoryQueues` gives all of its queues'). As a sink on its own it
+    takes every envelope, whatever queue it names.
     """
 
     def __init__(
@@ -68,6 +73,8 @@ class InMemoryQueue(MemoryDeadLetters):
         unique_keys: UniqueKeys | None = None,
         caps: ConcurrencyCaps = NO_CAPS,
         running: Callable[[], Iterable[tuple[str, str]]] | None = None,
+        pauses: InMemoryPauses | None = None,
+        history: InMemoryHistory | None = None,
     ) -> None:
         super().__init__()
         self.name = check_queue_name(name)
@@ -86,6 +93,8 @@ class InMemoryQueue(MemoryDeadLetters):
         self._caps = caps
         self._held_back = False
         self._all_running = self.running_jobs if running is None else running
+        self._pauses = pauses
+        self._history = history
 
     @property
     def depth(self) -> int:
@@ -121,6 +130,8 @@ class InMemoryQueue(MemoryDeadLetters):
         if entry is None or self._running(entry):
             return False
         self._remove(entry)
+        if self._history is not None:
+            self._history.finished(job_id, "cancelled")
         return True
 
     async def receive(self, max_messages: int = 1) -> builtins.list[Message]:
@@ -144,13 +155,22 @@ class InMemoryQueue(MemoryDeadLetters):
             if self._live(message):
                 self._remove(self._entries[message.job.id])
                 self._outcomes.add(done=1)
+                if self._history is not None:
+                    self._history.finished(message.job.id, "done")
 
     async def retry_many(self, retries: Sequence[Retry]) -> None:
         """Make each job whose receipt is live visible after its delay (scheduled, not running)."""
         for retry in retries:
             if self._live(retry.message):
-                self._entries[retry.message.job.id].leased = False
+                entry = self._entries[retry.message.job.id]
+                entry.leased = False
+                if retry.snooze:
+                    entry.attempts -= 1
+                    entry.snoozes += 1
                 self._lease(retry.message, retry.delay)
+                if self._history is not None:
+                    due = self._wall() + retry.delay
+                    self._history.retried(retry.message.job.id, due, retry.error)
 
     async def dead_letter_many(self, burials: Sequence[Burial]) -> None:
         """Move each job whose receipt is live to the dead letters with its reason."""
@@ -161,6 +181,8 @@ class InMemoryQueue(MemoryDeadLetters):
     async def extend_many(self, messages: Sequence[Message], visibility: timedelta) -> None:
         """Keep each lease for `visibility` more if its receipt is live."""
         for message in messages:
+            if self._history is not None and self._live(message):
+                self._history.extended(message.job.id, self._wall() + visibility)
             self._lease(message, visibility)
 
     async def stats(self, *, queue: str | None = None) -> QueueCounts:
@@ -193,15 +215,58 @@ class InMemoryQueue(MemoryDeadLetters):
         entry = _Entry(job, next(self._seq), visible_at=self._now() + wait)
         entry.unique_key, entry.priority = unique_key, priority
         self._entries[job.id] = entry
+        if self._history is not None:
+            self._history.enqueued(job, self.name, self._wall() + timedelta(seconds=wait))
         self._wake()
         return True
 
     def _revive(self, job: Job) -> None:
         self._add(job, None, None, self._dead_priorities.pop(job.id, DEFAULT_PRIORITY))
 
+    def view(self, job_id: str) -> JobView | None:
+        """The live or dead job with this id as it stands (`JobActions.find`)."""
+        entry = self._entries.get(job_id)
+        if entry is None:
+            dead = self._dead.get(job_id)
+            if dead is None:
+                return None
+            return JobView(dead.job, self.name, "dead", dead.attempts, None)
+        due = self._wall() + timedelta(seconds=max(0.0, entry.visible_at - self._now()))
+        return JobView(entry.job, self.name, self._state(entry), entry.attempts, due)
+
+    def run_now(self, job_id: str) -> bool:
+        """Make a scheduled or retrying job visible now; whether it was one."""
+        entry = self._entries.get(job_id)
+        if entry is None or self._state(entry) not in ("scheduled", "retrying"):
+            return False
+        entry.visible_at = self._now()
+        self._wake()
+        return True
+
+    def wake(self) -> None:
+        """Wake a waiting receive (the pauses changed)."""
+        self._wake()
+
+    def _state(self, entry: _Entry) -> JobState:
+        if self._running(entry):
+            return "running"
+        if entry.visible_at <= self._now():
+            return "ready"
+        return "retrying" if entry.attempts else "scheduled"
+
+    def _paused(self) -> Paused:
+        return NOTHING_PAUSED if self._pauses is None else self._pauses.now
+
+    def _claimable(self, now: float) -> builtins.list[_Entry]:
+        paused = self._paused()
+        if self.name in paused.queues:
+            return []
+        entries = self._entries.values()
+        return [e for e in entries if e.visible_at <= now and e.job.type not in paused.types]
+
     def _claim(self, limit: int) -> builtins.list[Message]:
         now = self._now()
-        visible = sorted((e for e in self._entries.values() if e.visible_at <= now), key=_order)
+        visible = sorted(self._claimable(now), key=_order)
         messages: list[Message] = []
         room = CapRoom(self._caps, running_by_cap(self._caps, self._all_running()))
         self._held_back = False
@@ -219,14 +284,24 @@ class InMemoryQueue(MemoryDeadLetters):
             entry.leased = True
             entry.receipt = uuid.uuid4().hex
             entry.visible_at = now + self._visibility
-            messages.append(Message(entry.receipt, entry.job, entry.attempts))
+            messages.append(
+                Message(entry.receipt, entry.job, entry.attempts, snoozes=entry.snoozes)
+            )
+            if self._history is not None:
+                lease = timedelta(seconds=self._visibility)
+                self._history.started(entry.job.id, self._wall() + lease)
         return messages
 
     def _running(self, entry: _Entry) -> bool:
         return entry.leased and entry.visible_at > self._now()
 
     def _next_visible(self) -> float:
-        return min((e.visible_at for e in self._entries.values()), default=float("inf"))
+        # Paused jobs are never next: a resume wakes the receivers.
+        paused = self._paused()
+        if self.name in paused.queues:
+            return float("inf")
+        times = (e.visible_at for e in self._entries.values() if e.job.type not in paused.types)
+        return min(times, default=float("inf"))
 
     def _live(self, message: Message) -> bool:
         entry = self._entries.get(message.job.id)
@@ -249,6 +324,8 @@ class InMemoryQueue(MemoryDeadLetters):
         self._remove(entry)
         self._dead_priorities[entry.job.id] = entry.priority
         self._outcomes.add(failed=1)
+        if self._history is not None:
+            self._history.finished(entry.job.id, "dead", reason)
         self._dead[entry.job.id] = DeadLetter(
             entry.job, entry.attempts, reason, datetime.now(UTC), self.name
         )
