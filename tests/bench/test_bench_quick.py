@@ -1,7 +1,7 @@
 """Every bench program runs in its --quick mode: the bench/compare programs (in the bench
 dependency group) and bench.queue_isolation, bench.bulk_enqueue, bench.held_horizon,
 bench.notify_commit, bench.terminate_storm, bench.checkout_latency, bench.checkout_capacity,
-bench.history_search, bench.history_soak, bench.pause_claim and bench.ops_page."""
+bench.history_search, bench.history_soak, bench.pause_claim, bench.ops_page and bench.cap_cost."""
 
 from __future__ import annotations
 
@@ -81,6 +81,31 @@ def test_the_queue_isolation_program_runs_quick_and_prints_both_layouts() -> Non
     ]
     # With named queues every critical job was picked up while the backlog waited.
     assert rows[2].split(" | ")[1] == "60/60", rows[2]
+
+
+@pytest.mark.slow
+def test_the_queue_isolation_program_runs_its_priority_mode_quick() -> None:
+    done = _run_program("bench.queue_isolation", "--quick", "--priority")
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert [row.split(" | ")[0] for row in rows[2:]] == [
+        "| one shared queue, critical at priority 1",
+        "| one shared queue",
+    ]
+    # At priority 1 every critical job was picked up ahead of the backlog in its queue.
+    assert rows[2].split(" | ")[1] == "60/60", rows[2]
+
+
+@pytest.mark.slow
+def test_the_cap_cost_program_runs_quick_and_prints_each_variant() -> None:
+    done = _run_program("bench.cap_cost", "--quick")
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert [row.split(" | ")[0] for row in rows[2:]] == [
+        "| no cap",
+        "| cap in use, never full (type:noop=1000)",
+        "| cap of 10 (type:noop=10)",
+    ]
 
 
 @pytest.mark.slow
