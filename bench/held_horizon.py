@@ -100,7 +100,7 @@ async def _table_state(url: str) -> tuple[float, int]:
 def _worker(queue: TimedQueue, shape: Shape) -> Worker:
     async def handler(job: Job) -> None:
         now = time.time()
-        queue.record.done.append((time.perf_counter(), now - float(job.payload["at"])))
+        queue.record.done.append((time.perf_counter(), now - float(str(job.payload["at"]))))
 
     router = Router()
     router.register("noop", handler)

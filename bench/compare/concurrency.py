@@ -16,7 +16,7 @@ import anyio
 from bench.compare import harness
 from bench.compare.report import Metric, Ratio
 from bench.compare.server import BenchServer
-from bench.compare.systems import Payload, Variant, open_system
+from bench.compare.systems import Received, Variant, open_system
 
 CONCURRENCIES = (16, 64, 256)
 BACKLOG = 4_000
@@ -64,7 +64,7 @@ async def timed(
     """Pre-enqueue jobs + backlog; time from the worker's start to the `jobs`-th completion."""
     countdown = harness.Countdown(jobs)
 
-    async def sleep(payload: Payload) -> None:
+    async def sleep(payload: Received) -> None:
         await anyio.sleep(SLEEP_S)
         await countdown(payload)
 

@@ -20,7 +20,7 @@ from attrs import field, frozen
 
 from bench.compare import report
 from bench.compare.server import BenchServer, bench_server
-from bench.compare.systems import MODULES, Payload, System, Variant
+from bench.compare.systems import MODULES, Received, System, Variant
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 PACKAGES = (
@@ -87,7 +87,7 @@ class Countdown:
         self.count = 0
         self.done = anyio.Event()
 
-    async def __call__(self, payload: Payload) -> None:
+    async def __call__(self, payload: Received) -> None:
         self.count += 1
         if self.count >= self.target:
             self.done.set()
@@ -120,17 +120,16 @@ async def wait_empty(system: System, poll: float = 0.002) -> None:
 
 
 def main(
-    build: Callable[[argparse.Namespace], Scenario],
-    options: Callable[[argparse.ArgumentParser], None] | None = None,
+    build: Callable[[argparse.Namespace], Scenario], flags: Mapping[str, str] | None = None
 ) -> None:
-    """The command line of every program: --quick, --reps, --out, and a program's own
-    `options` (added to the parser)."""
+    """The command line of every program: --quick, --reps, --out, and a program's own on/off
+    `flags` (name -> help)."""
     parser = argparse.ArgumentParser()
+    for flag, help_text in (flags or {}).items():
+        parser.add_argument(f"--{flag}", action="store_true", help=help_text)
     parser.add_argument("--quick", action="store_true", help="a small version, under a minute")
     parser.add_argument("--reps", type=int, default=None, help="repetitions (default 3)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="directory for the JSON")
-    if options is not None:
-        options(parser)
     args = parser.parse_args()
     scenario = build(args)
     reps = args.reps or (scenario.quick_reps if args.quick else scenario.reps)

@@ -12,7 +12,7 @@ from bench.compare import harness
 from bench.compare.report import Metric, Ratio
 from bench.compare.run_pgqueuer import asyncpg_installed
 from bench.compare.server import BenchServer
-from bench.compare.systems import Payload, Variant, open_system
+from bench.compare.systems import Received, Variant, open_system
 
 RATE = 10.0
 METRICS = (
@@ -75,9 +75,9 @@ async def pickup(variant: Variant, url: str, seconds: float) -> dict[str, float]
     committed: dict[str, float] = {}
     countdown = harness.Countdown(jobs)
 
-    async def record(payload: Payload) -> None:
-        started[payload["n"]] = time.time()
-        delays.append(started[payload["n"]] - float(payload["t"]))
+    async def record(payload: Received) -> None:
+        started[str(payload["n"])] = time.time()
+        delays.append(started[str(payload["n"])] - float(str(payload["t"])))
         await countdown(payload)
 
     async with open_system(variant, url) as system:

@@ -1,9 +1,12 @@
 """Drain against the practical limit: our Worker next to a bare psycopg claim/delete loop.
 
-`uv run --group bench python -m bench.compare.limit [--quick] [--history-off]`: 20,000 no-op
-jobs at batch 10 and 50 (our concurrency 2 x batch), 3 runs each, alternating; the ratio ours /
-bare is the share of the database's practical limit the engine reaches. `--history-off` adds ours
-without the job history beside each, and the ratio of ours with it to ours without.
+`uv run --group bench python -m bench.compare.limit [--quick] [--typed] [--history-off]`: 20,000
+no-op jobs at batch 10 and 50 (our concurrency 2 x batch), 3 runs each, alternating; the ratio
+ours / bare is the share of the database's practical limit the engine reaches. `--typed` adds
+ours serving a typed definition (`JobDefinition`: the payload structured into an attrs class per
+job) beside ours with a plain handler, so the cost of typed decoding is read side by side.
+`--history-off` adds ours without the job history beside each, and the ratio of ours with it to
+ours without.
 """
 
 from __future__ import annotations
@@ -35,33 +38,30 @@ HISTORY_RATIOS = tuple(
 )
 
 
-def variants(*, history_off: bool = False) -> list[Variant]:
+def variants(*, typed: bool = False, history_off: bool = False) -> list[Variant]:
     """The bare loop and ours at each batch; ours runs 2 x batch jobs at once as in drain.
-    With `history_off`, ours without the history too, after ours at each batch."""
+    With `typed`, ours serving a typed definition too; with `history_off`, ours without the
+    history too."""
     found = []
     for batch in BATCHES:
         found += [
             Variant(f"bare b{batch}", "bare", batch=batch, concurrency=1),
             Variant(f"ours b{batch}", "ours", batch=batch, concurrency=2 * batch),
         ]
+        if typed:
+            options = {"typed": True}
+            found.append(Variant(f"typed b{batch}", "ours", batch, 2 * batch, options))
         if history_off:
-            found.append(
-                Variant(
-                    f"ours nohist b{batch}",
-                    "ours",
-                    batch=batch,
-                    concurrency=2 * batch,
-                    options={"history": False},
-                )
-            )
+            options = {"history": False}
+            found.append(Variant(f"ours nohist b{batch}", "ours", batch, 2 * batch, options))
     return found
 
 
-def options(parser: argparse.ArgumentParser) -> None:
-    """--history-off: ours without the job history beside ours with it."""
-    parser.add_argument(
-        "--history-off", action="store_true", help="also run ours with the job history off"
-    )
+TYPED_RATIOS = tuple(
+    Ratio(f"typed b{batch}", f"ours b{batch}", key)
+    for key in ("jobs_per_s", "jobs_per_cpu_s")
+    for batch in BATCHES
+)
 
 
 def build(args: argparse.Namespace) -> harness.Scenario:
@@ -74,13 +74,21 @@ def build(args: argparse.Namespace) -> harness.Scenario:
     return harness.Scenario(
         name="limit",
         title=f"Drain {jobs:,} no-op jobs: ours against a bare psycopg loop",
-        variants=harness.available(variants(history_off=args.history_off)),
+        variants=harness.available(variants(typed=args.typed, history_off=args.history_off)),
         run=run,
         metrics=METRICS,
-        ratios=RATIOS + (HISTORY_RATIOS if args.history_off else ()),
-        params={"jobs": jobs, "batches": list(BATCHES)},
+        ratios=RATIOS
+        + (TYPED_RATIOS if args.typed else ())
+        + (HISTORY_RATIOS if args.history_off else ()),
+        params={"jobs": jobs, "batches": list(BATCHES), "typed": args.typed},
     )
 
 
 if __name__ == "__main__":
-    harness.main(build, options)
+    harness.main(
+        build,
+        {
+            "typed": "also run ours serving a typed definition",
+            "history-off": "also run ours with the job history off",
+        },
+    )

@@ -8,15 +8,31 @@ from datetime import timedelta
 from typing import Any
 
 import anyio
+from attrs import frozen
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench.compare.server import sqlalchemy_url
 from bench.compare.systems import Handler, Payload
-from skincare_core.jobs import Envelope, Job, Router, Worker, new_job
-from skincare_postgres import JOBS_CHANNEL, PostgresQueue, create_engine, upgrade
+from skincare_core.jobs import Definitions, Envelope, Job, JobDefinition, Router, Worker, new_job
+from skincare_postgres import JOBS_CHANNEL, PostgresPauses, PostgresQueue, create_engine, upgrade
 
 JOB_TYPE = "noop"
+
+
+@frozen
+class Noop:
+    """The typed variant's arguments: the job's number, an int on the wire."""
+
+    n: int
+
+
+async def _unserved(args: Noop) -> None:
+    raise NotImplementedError("the enqueue side's definition has no handler")
+
+
+# What the enqueue side uses to build typed jobs (the worker's definition has the handler).
+NOOP = JobDefinition(JOB_TYPE, Noop, _unserved)
 # No enqueue ever notifies this channel: a worker listening on it only polls (notify off).
 SILENT_CHANNEL = "bench_nobody_notifies"
 
@@ -35,22 +51,34 @@ class OursSystem:
         await anyio.to_thread.run_sync(upgrade, sqlalchemy_url(self._url))
 
     async def enqueue(self, payloads: Sequence[Payload]) -> None:
-        """One statement (and NOTIFY) for the batch."""
-        await self._queue.enqueue_many([Envelope(new_job(JOB_TYPE, **p)) for p in payloads])
+        """One statement (and NOTIFY) for the batch; typed jobs with option typed=True."""
+        if self._options.get("typed"):
+            envelopes = [NOOP.job(Noop(n=int(p["n"]))) for p in payloads]
+        else:
+            envelopes = [Envelope(new_job(JOB_TYPE, **p)) for p in payloads]
+        await self._queue.enqueue_many(envelopes)
 
     @asynccontextmanager
     async def work(self, handler: Handler, *, batch: int, concurrency: int) -> AsyncIterator[None]:
-        """A Worker with receive_batch=batch; option notify=False makes it poll only."""
+        """A Worker with receive_batch=batch; option notify=False makes it poll only, option
+        typed=True serves a typed definition (each payload structured into `Noop`)."""
         router = Router()
 
         async def noop(job: Job) -> None:
             await handler(job.payload)
 
-        router.register(JOB_TYPE, noop)
+        async def typed_noop(args: Noop) -> None:
+            await handler({"n": args.n})
+
+        typed = bool(self._options.get("typed"))
+        if not typed:
+            router.register(JOB_TYPE, noop)
+        definitions = Definitions(JobDefinition(JOB_TYPE, Noop, typed_noop)) if typed else None
         async with self._worker_queue() as queue, anyio.create_task_group() as tg:
             worker = Worker(
                 queue=queue,
-                router=router,
+                router=None if typed else router,
+                definitions=definitions,
                 concurrency=concurrency,
                 receive_batch=batch,
                 shutdown_grace=timedelta(seconds=5),
@@ -76,6 +104,8 @@ class OursSystem:
             visibility_timeout=timedelta(seconds=30),
             poll_interval=poll,
             channel=JOBS_CHANNEL if notify else SILENT_CHANNEL,
+            # As the worker runs it: watching the pauses (read every half second).
+            pauses=PostgresPauses(self._engine),
             history=bool(self._options.get("history", True)),
         )
         async with queue:
@@ -88,8 +118,8 @@ class OursSystem:
 
 @asynccontextmanager
 async def open_system(url: str, options: Mapping[str, Any]) -> AsyncIterator[OursSystem]:
-    """Ours on `url`. Options: notify (default True), poll_s (default 1.0), history (default
-    True: finished jobs kept in job_history)."""
+    """Ours on `url`. Options: notify (default True), poll_s (default 1.0), typed (default
+    False: a plain handler), history (default True: finished jobs kept in job_history)."""
     engine = create_engine(sqlalchemy_url(url))
     system = OursSystem(url, engine, options)
     try:

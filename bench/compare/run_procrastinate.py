@@ -10,12 +10,12 @@ from typing import Any
 
 import procrastinate
 
-from bench.compare.systems import Handler, Payload
+from bench.compare.systems import Handler, Payload, Received
 
 QUEUE = "bench"
 
 
-async def _unset(payload: Payload) -> None:
+async def _unset(payload: Received) -> None:
     raise RuntimeError("no worker is running")
 
 

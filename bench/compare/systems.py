@@ -10,7 +10,9 @@ from typing import Any, Protocol
 from attrs import field, frozen
 
 Payload = Mapping[str, str]
-Handler = Callable[[Payload], Awaitable[None]]
+Received = Mapping[str, object]
+"""A payload as a worker hands it over: our jobs carry JSON values, not only strings."""
+Handler = Callable[[Received], Awaitable[None]]
 
 
 class System(Protocol):

@@ -11,6 +11,7 @@ from skincare_core.jobs.job import Job
 from skincare_core.jobs.scheduler import Schedules
 from skincare_core.shop.checkout import CheckoutService
 from skincare_core.shop.handlers import build_router
+from skincare_core.shop.job_types import PROCESS_PAYMENT
 from skincare_core.shop.models import Order, PaymentEvent, Product
 from skincare_core.shop.periodic import add_daily_sales_summary
 from skincare_core.shop.webhooks import PaymentWebhookService
@@ -28,9 +29,9 @@ def wib(
 
 
 def summary_shop() -> Shop:
-    """The in-memory kit whose router serves the daily sales summary to ADMIN."""
+    """The in-memory kit whose router (and drain) serves the daily sales summary to ADMIN."""
     shop = make_shop()
-    shop.router = build_router(
+    shop.router = shop.drain.handlers = build_router(
         uow=shop.db,
         email=shop.email,
         renderer=shop.renderer,
@@ -58,30 +59,21 @@ async def sell(
     shop: Shop, lines: Sequence[tuple[Product, int]], *, paid_at: datetime | None
 ) -> Order:
     """A new customer checks out `lines`; the payment is applied at `paid_at` (None: unpaid).
-    The clock is left at `paid_at`; the queue is emptied."""
+    The clock is left at `paid_at`; the checkout's jobs are discarded unrun, the payment's job
+    and its follow-ups (its e-mail, the invoice) run."""
     user = shop.db.add_user(f"{uuid.uuid4().hex[:8]}@example.test")
     for item, quantity in lines:
         shop.db.state.carts[(user.id, item.id)] = quantity
     order = await CheckoutService(uow=shop.db, clock=shop.clock).checkout(user.id, "key")
-    await drain(shop)
+    await shop.discard_jobs()
     if paid_at is not None:
         event = PaymentEvent(f"evt-{order.id}", order.id, "paid", order.total_rupiah)
         assert await PaymentWebhookService(uow=shop.db).receive(event)
         at_run(shop, paid_at)
-        [payment] = await shop.queue.receive(10)
-        await shop.router.dispatch(payment.job)
-        await shop.queue.ack_many([payment])
-        await drain(shop)
+        runs = await shop.drain.drain()
+        assert runs[0].job.type == PROCESS_PAYMENT
+        assert {run.outcome for run in runs} == {"done"}
     return order
-
-
-async def drain(shop: Shop) -> None:
-    """Drop every job on the queue (follow-up e-mails, PDFs, expiries) without running it."""
-    for job in shop.queue.jobs():
-        await shop.queue.cancel(job.id)
-    while messages := await shop.queue.receive(10):
-        for message in messages:
-            await shop.queue.ack_many([message])
 
 
 def at_run(shop: Shop, moment: datetime) -> None:

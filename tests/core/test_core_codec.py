@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from skincare_core.jobs.codec import MAX_JOB_BYTES, converter, decode_job, encode_job
 from skincare_core.jobs.errors import InvalidJob, JobTooLarge, PermanentJobError
-from skincare_core.jobs.job import Job, new_job
+from skincare_core.jobs.job import Job, JsonValue, new_job
 
 text = st.text(min_size=1, max_size=20)
 # Half the strings hold a lone surrogate, which plain st.text() never draws.
@@ -132,7 +132,8 @@ def test_the_limit_counts_utf8_bytes_not_characters() -> None:
         "null",
         '{"id":"1","payload":{}}',
         '{"type":"t","payload":{}}',
-        '{"id":"1","type":"t","payload":{"n":1}}',
+        '{"id":"1","type":"t","payload":{"n":1.5}}',
+        '{"id":"1","type":"t","payload":{"n":[{"m":1e3}]}}',
         '{"id":"1","type":"t","payload":["a"]}',
         '{"id":"1","type":"t","payload":{},"extra":1}',
         '{"id":"","type":"t","payload":{}}',
@@ -166,6 +167,29 @@ def test_any_valid_json_spelling_of_a_job_decodes(body: str | bytes) -> None:
 
 def test_a_missing_payload_decodes_as_empty_as_the_job_default() -> None:
     assert decode_job('{"id":"1","type":"t"}') == Job("1", "t")
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(st.characters(codec="utf-8")),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@given(st.dictionaries(st.text(max_size=8), json_values, max_size=4))
+def test_any_json_payload_without_floats_round_trips(payload: dict[str, JsonValue]) -> None:
+    job = Job("1", "t", payload)
+    assert decode_job(encode_job(job)) == job
+    assert decode_job(json.dumps({"id": "1", "type": "t", "payload": payload})) == job
+
+
+def test_a_payload_float_is_refused_both_ways() -> None:
+    with pytest.raises(InvalidJob, match="a number with a fraction"):
+        encode_job(Job("1", "t", {"n": [1.5]}))  # type: ignore[list-item] # what mypy refuses
+    with pytest.raises(InvalidJob, match=r"a number with a fraction @ \$\.payload"):
+        decode_job('{"id":"1","type":"t","payload":{"n":1.5}}')
 
 
 def test_a_decoded_payload_is_a_plain_string_map() -> None:

@@ -53,7 +53,7 @@ async def test_every_order_gets_at_least_one_and_at_most_one_plus_crashes(
         except ConnectionError:
             return False
         except Crash:
-            crashes[job.payload["order_id"]] += 1
+            crashes[str(job.payload["order_id"])] += 1
             return False
         except RetryLater as held:
             # A crashed run's send claim is live: the queue hands the job back when it ends.

@@ -46,3 +46,16 @@ def test_the_engine_and_its_test_kit_import_nothing_of_the_shop() -> None:
         assert "skincare_core.jobs.worker" in report["modules"]
         shop = [name for name in report["modules"] if name.startswith("skincare_core.shop")]
         assert shop == [], f"{package} pulls in {shop}"
+
+
+def test_the_test_drain_imports_nothing_of_the_shop_nor_pytest() -> None:
+    # A team runs the drain under any test runner; pytest loads only the fixture's module.
+    probe_drain = (
+        "import json, sys, skincare_core.testing.drain; print(json.dumps(list(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe_drain], capture_output=True, text=True, check=True, timeout=60
+    )
+    modules: list[str] = json.loads(done.stdout)
+    assert "skincare_core.jobs.executor" in modules
+    assert [m for m in modules if m.startswith(("skincare_core.shop", "pytest", "_pytest"))] == []

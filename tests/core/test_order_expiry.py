@@ -25,6 +25,7 @@ from skincare_core.shop.job_types import (
 )
 from skincare_core.shop.models import Order, OrderStatus, PaymentEvent, PaymentStatus
 from skincare_core.shop.webhooks import PaymentWebhookService
+from skincare_core.testing.drain import JobDrain
 from skincare_core.testing.jobs import InMemoryQueues
 from skincare_core.testing.shop import (
     InMemoryDatabase,
@@ -42,20 +43,20 @@ WINDOW = timedelta(hours=1)
 class ExpiringShop:
     """The in-memory shop on named queues, as the processes wire it.
 
-    Without `monotonic` the queues' delays run on `ticks`, moved by hand, and an empty receive
-    returns at once; with it (time.monotonic) they run in real time.
+    Without `monotonic` a test drain runs the jobs on the shop's clock, moved by hand; with it
+    (time.monotonic) the queues run in real time, for workers.
     """
 
     def __init__(
         self, window: timedelta = WINDOW, monotonic: Callable[[], float] | None = None
     ) -> None:
-        self.ticks = 0.0
+        self.clock = ManualClock()
+        self.drain = JobDrain(Router(), clock=self.clock)
         if monotonic is None:
-            self.queues = InMemoryQueues(wait=timedelta(0), monotonic=lambda: self.ticks)
+            self.queues = self.drain.queues
         else:
             self.queues = InMemoryQueues(wait=timedelta(seconds=0.02), monotonic=monotonic)
         self.db = InMemoryDatabase(outbox_sink=self.queues, routes=SHOP_ROUTES)
-        self.clock = ManualClock()
         self.router: Router = build_router(
             uow=self.db,
             email=RecordingEmailService(),
@@ -63,6 +64,7 @@ class ExpiringShop:
             store=InMemoryInvoiceStore(),
             clock=self.clock,
         )
+        self.drain.handlers = self.router
         self.checkout = CheckoutService(uow=self.db, clock=self.clock, payment_window=window)
         self.webhooks = PaymentWebhookService(uow=self.db)
 
@@ -80,14 +82,9 @@ class ExpiringShop:
         return self.db.state.orders[order_id]
 
     async def run_ready(self, queue: str) -> list[str]:
-        """Dispatch and ack every job of `queue` visible now; their types."""
-        done = []
-        while messages := await self.queues.queue(queue).receive(10):
-            for message in messages:
-                await self.router.dispatch(message.job)
-                await self.queues.queue(queue).ack_many([message])
-                done.append(message.job.type)
-        return done
+        """Run every job of `queue` due now; the types of those done."""
+        runs = await self.drain.drain(queue)
+        return [run.job.type for run in runs if run.outcome == "done"]
 
 
 async def test_an_unpaid_order_expires_when_its_window_closes_and_its_stock_goes_back() -> None:
@@ -95,10 +92,10 @@ async def test_an_unpaid_order_expires_when_its_window_closes_and_its_stock_goes
     order = await shop.place_order()
     assert shop.stock() == 8
     assert await shop.run_ready("default") == [SEND_CONFIRMATION_EMAIL]
-    shop.ticks += WINDOW.total_seconds() - 1
+    shop.drain.advance(WINDOW - timedelta(seconds=1))
     assert await shop.run_ready("default") == []
     assert shop.order(order.id).status is OrderStatus.PENDING
-    shop.ticks += 2
+    shop.drain.advance(timedelta(seconds=2))
     assert await shop.run_ready("default") == [EXPIRE_UNPAID_ORDER]
     expired = shop.order(order.id)
     assert (expired.status, expired.payment_status) == (OrderStatus.EXPIRED, PaymentStatus.UNPAID)
@@ -111,7 +108,7 @@ async def test_a_paid_order_is_left_alone_when_its_window_closes() -> None:
     await shop.webhooks.receive(PaymentEvent("evt-1", order.id, "paid", order.total_rupiah))
     assert await shop.run_ready("critical") == [PROCESS_PAYMENT]
     assert await shop.run_ready("bulk") == [GENERATE_INVOICE_PDF]
-    shop.ticks += WINDOW.total_seconds() + 1
+    shop.drain.advance(WINDOW + timedelta(seconds=1))
     assert EXPIRE_UNPAID_ORDER in await shop.run_ready("default")
     assert (shop.order(order.id).status, shop.stock()) == (OrderStatus.PAID, 8)
 

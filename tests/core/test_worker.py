@@ -490,7 +490,7 @@ async def test_a_runner_goes_on_while_its_last_job_is_being_settled() -> None:
     queue, started = SlowRetries(), dict[str, float]()
 
     async def fails_first(job: Job) -> None:
-        started.setdefault(job.payload["n"], anyio.current_time())
+        started.setdefault(str(job.payload["n"]), anyio.current_time())
         if job.payload["n"] == "0" and len(started) == 1:
             raise ConnectionError("try again")
 

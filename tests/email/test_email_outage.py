@@ -50,7 +50,7 @@ async def test_every_e_mail_arrives_after_the_server_refused_for_a_while(
     )
 
     async def send(job: Job) -> None:
-        await smtp.send_order_confirmation(job.payload["to"], order_email)
+        await smtp.send_order_confirmation(str(job.payload["to"]), order_email)
 
     router = Router()
     router.register("mail", send)

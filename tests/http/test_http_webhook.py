@@ -9,6 +9,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from skincare_core.jobs.job import JsonValue
 from skincare_core.shop.job_types import PROCESS_PAYMENT
 from skincare_core.shop.models import Order
 from skincare_core.shop.unit_of_work import UnitOfWorkFactory
@@ -51,7 +52,7 @@ def _now(clock: ManualClock) -> int:
     return int(clock.now().timestamp())
 
 
-async def _payment_jobs(backend: Backend) -> list[dict[str, str]]:
+async def _payment_jobs(backend: Backend) -> list[dict[str, JsonValue]]:
     return [dict(job.payload) for job in await backend.jobs() if job.type == PROCESS_PAYMENT]
 
 

@@ -20,7 +20,7 @@ from skincare_postgres.jobs.history import PostgresJobHistory
 from tests.postgres.statements import run_sql
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
-HISTORY = "0010"
+HISTORY = "0011"
 _TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 
 

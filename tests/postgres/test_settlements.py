@@ -43,7 +43,7 @@ async def test_one_batch_gives_each_job_its_own_delay_or_reason(
     jobs = [new_job("settle", n=str(n)) for n in range(4)]
     for job in jobs:
         await enqueue(queue, job)
-    received = sorted(await queue.receive(4), key=lambda m: m.job.payload["n"])
+    received = sorted(await queue.receive(4), key=lambda m: str(m.job.payload["n"]))
     now, later, doomed, lost = received
     await queue.retry_many([Retry(later, timedelta(hours=1)), Retry(now, timedelta(0))])
     await queue.dead_letter_many([Burial(doomed, "doomed"), Burial(lost, "lost")])

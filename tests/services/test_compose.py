@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from attrs import frozen
 
-from skincare_core.jobs import Job, Schedules
+from skincare_core.jobs import Definitions, Job, JobDefinition, Schedules
 from skincare_core.shop.job_types import SEND_CONFIRMATION_EMAIL, SEND_DAILY_SALES_SUMMARY
 from skincare_core.shop.periodic import DAILY_SALES_SUMMARY
 from skincare_services.compose import worker_process
+from skincare_services.scheduling import NotSupportedHere
 from skincare_services.settings import load_settings
 
 pytestmark = pytest.mark.anyio
@@ -93,6 +95,32 @@ async def test_a_team_schedule_named_like_the_shops_is_refused(tmp_path: Path) -
     team.add(DAILY_SALES_SUMMARY, "0 8 * * *", "team.job")
     with pytest.raises(ValueError, match="already added"):
         async with worker_process(settings=admin, schedules=team):
+            pass
+
+
+@frozen
+class _Sync:
+    sku: str
+
+
+async def _sync(args: _Sync) -> None:
+    """A typed handler that does nothing."""
+
+
+async def test_a_teams_definitions_are_served_and_checked_against_the_queues(
+    tmp_path: Path,
+) -> None:
+    settings = load_settings(_settings(tmp_path, SKINCARE_WORKER_QUEUES="default=2,bulk=1"))
+    bulk = JobDefinition("team.sync", _Sync, _sync, queue="bulk")
+    async with worker_process(settings=settings, definitions=Definitions(bulk)) as process:
+        assert list(process.workers) == ["default", "bulk"]
+    elsewhere = JobDefinition("team.sync", _Sync, _sync, queue="team")
+    with pytest.raises(NotSupportedHere, match="goes to queue 'team', which SKINCARE_WORKER"):
+        async with worker_process(settings=settings, definitions=Definitions(elsewhere)):
+            pass
+    shop_type = JobDefinition(SEND_CONFIRMATION_EMAIL, _Sync, _sync)
+    with pytest.raises(ValueError, match="'send_confirmation_email' is defined twice"):
+        async with worker_process(settings=settings, definitions=Definitions(shop_type)):
             pass
 
 

@@ -24,7 +24,7 @@ from sqlalchemy import (
     func,
     text,
 )
-from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
 from skincare_core.shop.models import NotificationType, OrderStatus, PaymentStatus
 
@@ -226,6 +226,10 @@ jobs = Table(
     Column("queue", Text, nullable=False, server_default="default"),
     # While the job is live (ready, scheduled or running) no other live job has this key.
     Column("unique_key", Text, nullable=True),
+    # Within its queue: 1 is claimed first, 4 last (skincare_core.jobs.priority).
+    Column("priority", SmallInteger, nullable=False, server_default=text("2")),
+    # How often a handler asked to run later (Snooze); those runs spent no attempt.
+    Column("snoozes", Integer, nullable=False, server_default="0"),
     # The history's (job_history below): when the current (or last) attempt started, set by the
     # claim, and the attempts settled before it ({start, end, worker, error} each), appended by
     # a retry or a dead-letter.
@@ -233,8 +237,16 @@ jobs = Table(
     Column("attempt_log", JSONB, nullable=True),
     _one_of("status", JOB_STATUSES),
     CheckConstraint("attempts >= 0", name="attempts_not_negative"),
-    # The claim's index: one queue's ready rows in due order, so a claim reads only its queue.
-    Index("ix_jobs_claim", "queue", "available_at", postgresql_where=text("status = 'ready'")),
+    CheckConstraint("priority BETWEEN 1 AND 4", name="priority_in_range"),
+    # The claim's index: one queue's ready rows by priority, each in due order, so a claim
+    # reads only its queue, and each priority's due rows from the claim floor on.
+    Index(
+        "ix_jobs_claim",
+        "queue",
+        "priority",
+        "available_at",
+        postgresql_where=text("status = 'ready'"),
+    ),
     Index("ix_jobs_dead", "dead_at", postgresql_where=text("status = 'dead'")),
     Index(
         "uq_jobs_unique_key",
@@ -281,6 +293,32 @@ job_outcomes = Table(
     Column("done", BigInteger, nullable=False, server_default=text("0")),
     Column("failed", BigInteger, nullable=False, server_default=text("0")),
     PrimaryKeyConstraint("queue", "minute", "slot"),
+)
+
+# A job claimed under a concurrency cap: its cap and the lease it was claimed with. It counts
+# toward the cap while the job's row holds that receipt unexpired (so an ack, a retry, a
+# dead letter or an expired lease frees the slot without a write here); the next claim of the
+# cap deletes the rows that no longer count (jobs/capped_claims.py).
+job_cap_leases = Table(
+    "job_cap_leases",
+    metadata,
+    Column("cap", Text, nullable=False),
+    Column("job_id", Text, nullable=False),
+    Column("receipt", UUID(as_uuid=False), nullable=False),
+    PrimaryKeyConstraint("cap", "job_id"),
+)
+
+# What an operator paused: a named queue (`kind` 'queue') or a job type ('type'), by name. Every
+# worker reads it at most every half second (skincare_core.jobs.steering.PauseWatch); a row
+# stays until it is resumed, through restarts.
+job_pauses = Table(
+    "job_pauses",
+    metadata,
+    Column("kind", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("paused_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    PrimaryKeyConstraint("kind", "name"),
+    _one_of("kind", ("queue", "type")),
 )
 
 HISTORY_STATES = ("done", "dead", "cancelled")
@@ -330,4 +368,25 @@ job_history = Table(
         "finished_at",
         postgresql_where=text("state <> 'done'"),
     ),
+)
+
+# Per named queue, job type and minute: jobs done, retried and failed, and histograms of their run
+# times and pickup latencies (skincare_core.jobs.minutes.BOUNDS_MS). Each worker process writes
+# its own counts every few seconds into its own `slot` (of its backend pid), off the settle path,
+# so no two processes wait on one row; the ops page sums the last hour. Rows older than two
+# hours are pruned by the writers.
+job_minutes = Table(
+    "job_minutes",
+    metadata,
+    Column("queue", Text, nullable=False),
+    Column("type", Text, nullable=False),
+    Column("minute", DateTime(timezone=True), nullable=False),
+    Column("slot", SmallInteger, nullable=False),
+    Column("done", BigInteger, nullable=False, server_default=text("0")),
+    Column("retried", BigInteger, nullable=False, server_default=text("0")),
+    Column("failed", BigInteger, nullable=False, server_default=text("0")),
+    Column("durations", ARRAY(BigInteger), nullable=False),
+    Column("pickups", ARRAY(BigInteger), nullable=False),
+    PrimaryKeyConstraint("queue", "type", "minute", "slot"),
+    Index("ix_job_minutes_minute", "minute"),
 )

@@ -22,7 +22,7 @@ import builtins
 import logging
 from collections import OrderedDict
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 import anyio
@@ -31,24 +31,30 @@ from attrs import frozen
 from skincare_core.jobs.codec import decode_job, encode_job
 from skincare_core.jobs.envelope import Envelope, due_at
 from skincare_core.jobs.errors import InvalidJob
-from skincare_core.jobs.job import Message
+from skincare_core.jobs.job import Job, Message
 from skincare_core.jobs.ports import Burial, Retry
 from skincare_core.jobs.routing import DEFAULT_QUEUE
+from skincare_core.jobs.steering import WATCH_EVERY, Pauses, PauseWatch
 from skincare_sqs.client import (
     BATCH_LIMIT,
+    MAX_DELAY,
     STALE_RECEIPT_CODES,
     Sender,
     SqsUnavailable,
     call,
     now,
+    refuse_priorities,
 )
 from skincare_sqs.dead_letters import DeadLettering, SqsDeadLetters
 from skincare_sqs.ledger import JobLedger, enqueue_through
 from skincare_sqs.wire import (
     SqsMessage,
+    carried,
     job_attributes,
     receive_count,
     sent_at,
+    snooze_attributes,
+    snooze_due,
     visibility_seconds,
 )
 
@@ -81,6 +87,7 @@ class SqsQueue:
         dead_letter_hold: timedelta = timedelta(seconds=5),
         name: str = DEFAULT_QUEUE,
         ledger: JobLedger | None = None,
+        pauses: Pauses | None = None,
     ) -> None:
         _check_long_poll(client, wait_time_seconds)
         self.name = name
@@ -91,6 +98,7 @@ class SqsQueue:
         self._wait = wait_time_seconds
         self._hold = visibility_seconds(dead_letter_hold)
         self._leases = Leases()
+        self._pauses = None if pauses is None else PauseWatch(pauses)
         self._bodies = Kept[str]()  # receipt -> body as received
         self._running = Kept[Message]()  # receipt -> a job the ledger marked running
         self._dead_lettering = DeadLettering(client, queue_url=queue_url, dlq_url=dlq_url)
@@ -113,6 +121,7 @@ class SqsQueue:
         minutes from now waits in the ledger's outbox until the relay sends it. Without one: a
         delay of at most 15 minutes (DelaySeconds) and no key (ValueError before any request).
         """
+        refuse_priorities([envelope])
         if self._ledger is not None:
             return await enqueue_through(self._ledger, self._sender, envelope)
         if envelope.unique_key is not None:
@@ -135,11 +144,20 @@ class SqsQueue:
     async def enqueue_many(self, envelopes: Sequence[Envelope]) -> int:
         """Send in SendMessageBatch calls of ten, each due time as DelaySeconds (capped at 15
         minutes). No ledger is consulted: this sends rows the relay claimed, whose keys the
-        ledger already checked. Returns how many were sent."""
+        ledger already checked. Returns how many were sent. A priority is PriorityUnsupported."""
+        refuse_priorities(envelopes)
         return await self._sender.send_many(envelopes)
 
     async def receive(self, max_messages: int = 1) -> builtins.list[Message]:
-        """Long-poll up to min(max_messages, 10); bodies that are not jobs go to the DLQ."""
+        """Long-poll up to min(max_messages, 10); bodies that are not jobs go to the DLQ.
+
+        While this queue is paused nothing is received. A job received when its queue or type
+        is paused (the pause came during the long poll) goes back to the ledger's outbox,
+        deleted from SQS, and the relay sends it again once resumed: a held message never
+        counts receives towards its redrive policy."""
+        if self._pauses is not None and self.name in (await self._pauses.current()).queues:
+            await anyio.sleep(min(self._wait, WATCH_EVERY))
+            return []
         response = await call(
             self._client.receive_message,
             QueueUrl=self._queue_url,
@@ -149,7 +167,32 @@ class SqsQueue:
             MessageAttributeNames=["All"],
         )
         accepted = [await self._accept(raw) for raw in response.get("Messages", [])]
-        return await self._start([message for message in accepted if message is not None])
+        started = await self._start([message for message in accepted if message is not None])
+        return await self._without_paused(started)
+
+    async def _without_paused(self, messages: builtins.list[Message]) -> builtins.list[Message]:
+        if self._pauses is None or not messages:
+            return messages
+        paused = await self._pauses.current()
+        held = [m for m in messages if paused.holds(self.name, m.job.type)]
+        if held:
+            await self._park(held)
+        return [m for m in messages if not paused.holds(self.name, m.job.type)]
+
+    async def _park(self, held: builtins.list[Message]) -> None:
+        jobs = []
+        for message in held:
+            self._running.pop(message.receipt)
+            body = self._bodies.pop(message.receipt) or encode_job(message.job)
+            jobs.append((message.job.id, body))
+        parked = set() if self._ledger is None else await self._ledger.park(jobs)
+        gone = [m.receipt for m in held if m.job.id in parked]
+        await self._deletes(gone)
+        for receipt in gone:
+            self._leases.forget(receipt)
+        # No row to wait in (no ledger, or a message sent around it): hidden for a while.
+        kept = [(m.receipt, self._hold) for m in held if m.job.id not in parked]
+        (await change_visibility(self._client, self._queue_url, kept)).raise_failure()
 
     async def ack_many(self, messages: Sequence[Message]) -> None:
         """Delete the messages in DeleteMessageBatch calls of ten (stale receipts skipped)."""
@@ -162,7 +205,11 @@ class SqsQueue:
 
     async def retry_many(self, retries: Sequence[Retry]) -> None:
         """Make each message visible again after its delay (whole seconds, at most 12 h), in
-        ChangeMessageVisibilityBatch calls of ten; stale receipts are skipped."""
+        ChangeMessageVisibilityBatch calls of ten; stale receipts are skipped. A snooze is
+        sent again as a new message instead (see `_snooze`)."""
+        for snooze in [r for r in retries if r.snooze]:
+            await self._snooze(snooze)
+        retries = [r for r in retries if not r.snooze]
         for retry in retries:
             self._bodies.pop(retry.message.receipt)
             self._running.pop(retry.message.receipt)
@@ -227,8 +274,55 @@ class SqsQueue:
             self._leases.forget(message.receipt)
         return moved
 
+    async def _snooze(self, retry: Retry) -> None:
+        """Send the job again as a new message due after the snooze, then delete this one.
+
+        SQS counts every receive of a message (ApproximateReceiveCount, and the redrive
+        policy's maxReceiveCount with it): a new message starts at none, and carries the
+        attempts spent before and the snoozes in its attributes, so a snooze spends no attempt
+        and never brings the redrive policy closer. A snooze past SQS's 15-minute delay hops:
+        each receive before its end sends it on again, unrun. Sent before the delete: a failed
+        delete leaves one duplicate delivery, never a lost job."""
+        message = retry.message
+        body = self._bodies.pop(message.receipt) or encode_job(message.job)
+        self._running.pop(message.receipt)
+        if self._leases.is_stale(message.receipt):
+            return
+        due = now() + retry.delay
+        await self._send_on(body, message.job, message.attempts - 1, message.snoozes + 1, due)
+        await self._delete_unfinished(message.receipt)
+        if self._ledger is not None:
+            await self._ledger.retry(message.job.id)
+
+    async def _send_on(self, body: str, job: Job, spent: int, snoozes: int, due: datetime) -> None:
+        wait = max(due - now(), timedelta(0))
+        hop = due if wait > MAX_DELAY else None
+        await call(
+            self._client.send_message,
+            QueueUrl=self._queue_url,
+            MessageBody=body,
+            MessageAttributes=snooze_attributes(job, spent=spent, snoozes=snoozes, due=hop),
+            DelaySeconds=visibility_seconds(min(wait, MAX_DELAY)),
+        )
+
+    async def _delete_unfinished(self, receipt: str) -> None:
+        # Not through Deletes: the job goes on, so its ledger row must not end.
+        await call(self._client.delete_message, QueueUrl=self._queue_url, ReceiptHandle=receipt)
+        self._leases.forget(receipt)
+
+    async def _hop(self, raw: SqsMessage, job: Job) -> bool:
+        """Send a message of a long snooze on, unrun, while its snooze lasts; whether it did."""
+        due = snooze_due(raw)
+        if due is None or due <= now():
+            return False
+        spent, snoozes = carried(raw)
+        await self._send_on(raw["Body"], job, spent, snoozes, due)
+        await self._delete_unfinished(raw["ReceiptHandle"])
+        return True
+
     async def _accept(self, raw: SqsMessage) -> Message | None:
-        receipt, attempts = raw["ReceiptHandle"], receive_count(raw)
+        spent, snoozes = carried(raw)
+        receipt, attempts = raw["ReceiptHandle"], receive_count(raw) + spent
         self._leases.received(raw["MessageId"], receipt)
         try:
             job = decode_job(raw["Body"])
@@ -238,8 +332,10 @@ class SqsQueue:
                 if self._ledger is not None:
                     await self._ledger.count_dead(self.name, 1)
             return None
+        if await self._hop(raw, job):
+            return None
         self._bodies.keep(receipt, raw["Body"])
-        return Message(receipt=receipt, job=job, attempts=attempts, enqueued_at=sent_at(raw))
+        return Message(receipt, job, attempts, enqueued_at=sent_at(raw), snoozes=snoozes)
 
     async def _start(self, messages: builtins.list[Message]) -> builtins.list[Message]:
         # One statement a batch: cancelled jobs are deleted unrun, the others marked running.

@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.backend import Backend
-from skincare_core.shop.job_types import SHOP_ROUTES
-from skincare_core.shop.retry_policies import SHOP_RETRY_POLICIES
+from skincare_core.jobs.caps import NO_CAPS
+from skincare_core.jobs.errors import CapsUnsupported
+from skincare_core.shop.job_types import SHOP_JOBS, SHOP_ROUTES
 from skincare_postgres import PostgresNotifier, create_engine, postgres_backend
 from skincare_services.queue_backends import BackendContext, QueueBackend, queue_backend
+from skincare_services.scheduling import NotSupportedHere
 from skincare_services.settings import Settings
 
 if TYPE_CHECKING:
@@ -34,7 +36,7 @@ def redrive_receive_count(max_attempts: int) -> int:
     """The maxReceiveCount an SQS queue needs: one more than the most attempts any job type
     gets (the shop's policies, or `max_attempts` for the others), so the worker dead-letters
     each job itself, with its reason, and SQS moves only what a dying worker left."""
-    return max(max_attempts, *(p.attempts for p in SHOP_RETRY_POLICIES.values())) + 1
+    return max(max_attempts, *(p.attempts for p in SHOP_JOBS.retry_policies.values())) + 1
 
 
 def configured_engine(settings: Settings) -> AsyncEngine:
@@ -87,6 +89,7 @@ def _postgres(context: BackendContext) -> AbstractAsyncContextManager[Backend]:
         queues=context.queues,
         visibility_timeout=context.visibility_timeout,
         notifier=context.notifier,
+        caps=context.settings.concurrency_caps,
         history=context.settings.history == "on",
     )
 
@@ -95,7 +98,13 @@ def _postgres(context: BackendContext) -> AbstractAsyncContextManager[Backend]:
 async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
     import anyio
 
-    from skincare_postgres import PostgresRateLimiter, PostgresScheduleStore, postgres_job_ledger
+    from skincare_postgres import (
+        PostgresMinuteStore,
+        PostgresPauses,
+        PostgresRateLimiter,
+        PostgresScheduleStore,
+        postgres_job_ledger,
+    )
     from skincare_services.aws import SQS_LONG_POLL_SECONDS, aws_client
     from skincare_sqs import MAX_DELAY, queue_urls, sqs_backend
 
@@ -113,7 +122,8 @@ async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
         await anyio.to_thread.run_sync(
             lambda: warn_short_redrive(client, urls, context.queues, context.max_receives)
         )
-        # Schedules and rate windows live in the ledger's database, shared by every process.
+        # Schedules, rate windows and pauses live in the ledger's database, shared by every
+        # process.
         backend = sqs_backend(
             client,
             urls=urls,
@@ -122,9 +132,17 @@ async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
             wait_time_seconds=SQS_LONG_POLL_SECONDS,
             schedules=PostgresScheduleStore(engine),
             rate_limiter=PostgresRateLimiter(engine),
+            # Only a process that serves queues claims: the CLI's reads run without caps.
+            caps=context.settings.concurrency_caps if context.queues else NO_CAPS,
+            pauses=PostgresPauses(engine),
+            minutes=PostgresMinuteStore(engine),
             history=ledger.history,
         )
-        yield await stack.enter_async_context(backend)
+        try:
+            entered = await stack.enter_async_context(backend)
+        except CapsUnsupported as exc:
+            raise NotSupportedHere(str(exc)) from None
+        yield entered
 
 
 POSTGRES = QueueBackend(open=_postgres)

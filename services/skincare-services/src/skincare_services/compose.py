@@ -16,11 +16,14 @@ from datetime import timedelta
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+import anyio
 from attrs import frozen
 
 from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.definitions import Definitions
 from skincare_core.jobs.history import HistoryCleaner, Retention
 from skincare_core.jobs.metrics import JobMetrics, NoMetrics
+from skincare_core.jobs.minutes import MinuteFlusher, MinuteRecorder, TeeMetrics
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.jobs.retry import full_jitter_delay
 from skincare_core.jobs.router import Handler, Router
@@ -30,12 +33,12 @@ from skincare_core.jobs.worker import Worker
 from skincare_core.shop.catalogue import ShopService
 from skincare_core.shop.checkout import CheckoutService
 from skincare_core.shop.job_types import SHOP_ROUTES
-from skincare_core.shop.retry_policies import SHOP_RETRY_POLICIES
 from skincare_core.shop.system_clock import SystemClock
 from skincare_core.shop.webhooks import PaymentWebhookService
 from skincare_postgres import PostgresDatabase, PostgresNotifier
 from skincare_services.backends import configured_engine, database_engine, job_backend
 from skincare_services.scheduling import (
+    NotSupportedHere,
     process_schedules,
     scheduler_for,
     throttle_for,
@@ -43,7 +46,7 @@ from skincare_services.scheduling import (
 )
 from skincare_services.setting_values import served_queues
 from skincare_services.settings import Settings
-from skincare_services.shop_adapters import shop_router
+from skincare_services.shop_adapters import shop_definitions
 from skincare_services.tracing import job_headers, job_tracer, process_tracing
 
 if TYPE_CHECKING:
@@ -55,18 +58,21 @@ if TYPE_CHECKING:
     from skincare_prometheus import WorkerEndpoint
 
 NO_HANDLERS: Mapping[str, Handler] = MappingProxyType({})
+NO_DEFINITIONS = Definitions()
 
 
 @frozen
 class WorkerProcess:
     """What the worker process runs: one worker per named queue it serves, the relay, the
-    /metrics and /healthz endpoint (None without SKINCARE_METRICS_PORT), the scheduler and the
-    history's cleaner (None when the backend keeps no history)."""
+    /metrics and /healthz endpoint (None without SKINCARE_METRICS_PORT), the scheduler, the
+    history's cleaner (None when the backend keeps no history) and the flusher of its
+    per-minute counts of each job type (None where the backend keeps none)."""
 
     workers: Mapping[str, Worker]
     relay: OutboxRelay | None
     endpoint: WorkerEndpoint | None = None
     scheduler: Scheduler | None = None
+    minutes: MinuteFlusher | None = None
     cleaner: HistoryCleaner | None = None
 
 
@@ -110,6 +116,10 @@ def ops_app(*, settings: Settings, backend: Backend) -> Litestar:
         stats=backend.stats,
         queue_names=names,
         outcomes=backend.outcomes,
+        pauses=backend.pauses,
+        actions=backend.actions,
+        history=backend.history,
+        minutes=backend.minutes,
     )
     return create_ops_app(ops=ops, settings=ops_settings)
 
@@ -119,6 +129,7 @@ async def worker_process(
     *,
     settings: Settings,
     handlers: Mapping[str, Handler] = NO_HANDLERS,
+    definitions: Definitions = NO_DEFINITIONS,
     queues: Sequence[str] | None = None,
     schedules: Schedules | None = None,
 ) -> AsyncIterator[WorkerProcess]:
@@ -126,13 +137,17 @@ async def worker_process(
     it needs.
 
     `handlers` (job type -> handler) are served beside the shop's job types: this is how another
-    team adds its own job types without editing core or services. A type served twice is a
-    ValueError. `queues` serves a subset of `settings.worker_queues` (None: all of them); a name
-    not in it is a ValueError. `schedules` (periodic jobs declared in code) are enqueued by a
-    scheduler in this process, each tick once whatever the number of worker processes, with the
-    shop's daily sales summary when SKINCARE_ADMIN_EMAIL is set.
+    team adds its own job types without editing core or services; so are `definitions` (typed
+    job types), which bring their queues, retry policies and timeouts with them (each worker
+    runs their sync handlers in threads of its own, at most one per job slot). A type served
+    twice is a ValueError; a definition's queue that SKINCARE_WORKER_QUEUES does not name is
+    NotSupportedHere. `queues` serves a subset of `settings.worker_queues` (None: all of
+    them); a name not in it is a ValueError. `schedules` (periodic jobs declared in code) are
+    enqueued by a scheduler in this process, each tick once whatever the number of worker
+    processes, with the shop's daily sales summary when SKINCARE_ADMIN_EMAIL is set.
     """
     served = served_queues(settings.worker_queues, queues)
+    _check_queues(settings, definitions)
     every_schedule = process_schedules(settings, schedules)
     tracing = process_tracing(settings, service="worker")
     async with AsyncExitStack() as stack:
@@ -146,10 +161,10 @@ async def worker_process(
         uow = PostgresDatabase(
             engine, routes=SHOP_ROUTES, job_headers=job_headers(tracing), notifier=notifier
         )
-        router = shop_router(settings=settings, uow=uow, tracing=tracing)
+        jobs = shop_definitions(settings=settings, uow=uow, tracing=tracing) + definitions
+        router = Router()
         for job_type, handler in handlers.items():
             router.register(job_type, handler)
-        throttle_job_types(settings=settings, backend=backend, router=router)
         relay = None
         if backend.outbox is not None:
             relay = OutboxRelay(storage=backend.outbox, sink=backend.sink)
@@ -160,11 +175,19 @@ async def worker_process(
 
             built = worker_metrics(settings=settings, engine=engine, backend=backend, queues=served)
             metrics, endpoint = built.jobs, built.endpoint
+        flusher = None
+        if backend.minutes is not None:
+            recorder = MinuteRecorder()
+            metrics, flusher = (
+                TeeMetrics(metrics, recorder),
+                MinuteFlusher(recorder, backend.minutes),
+            )
         workers = {
             name: _worker(
                 settings=settings,
                 backend=backend,
-                router=router,
+                router=_queue_router(settings, backend, router, jobs, name),
+                definitions=jobs,
                 queue=name,
                 metrics=metrics,
                 tracer=job_tracer(tracing),
@@ -176,6 +199,7 @@ async def worker_process(
             relay,
             endpoint=endpoint,
             scheduler=scheduler_for(backend, every_schedule),
+            minutes=flusher,
             cleaner=history_cleaner(settings, backend),
         )
 
@@ -207,11 +231,32 @@ def _api_settings(settings: Settings) -> ApiSettings:
     )
 
 
+def _check_queues(settings: Settings, definitions: Definitions) -> None:
+    for definition in definitions:
+        if definition.queue not in settings.worker_queues:
+            raise NotSupportedHere(
+                f"job type {definition.name!r} goes to queue {definition.queue!r}, which"
+                " SKINCARE_WORKER_QUEUES does not name"
+            )
+
+
+def _queue_router(
+    settings: Settings, backend: Backend, base: Router, definitions: Definitions, queue: str
+) -> Router:
+    """`base` and the definitions' handlers for one queue's worker (sync handlers in threads of
+    its own, one per job slot), the job types SKINCARE_RATE_LIMITS names throttled."""
+    threads = anyio.CapacityLimiter(settings.worker_queues[queue])
+    router = definitions.router(threads, into=base.copy())
+    throttle_job_types(settings=settings, backend=backend, router=router)
+    return router
+
+
 def _worker(
     *,
     settings: Settings,
     backend: Backend,
     router: Router,
+    definitions: Definitions,
     queue: str,
     metrics: JobMetrics,
     tracer: JobTracer | None,
@@ -223,7 +268,9 @@ def _worker(
         max_attempts=settings.max_attempts,
         # Full jitter for a team's own job types too; the shop's types have their own policies.
         backoff=_jittered_backoff(random.Random()),
-        retry_policies=SHOP_RETRY_POLICIES,
+        retry_policies=definitions.retry_policies,
+        # SKINCARE_JOB_TIMEOUTS overrides a definition's own timeout.
+        job_timeouts={**definitions.timeouts, **settings.job_timeouts},
         visibility_timeout=settings.visibility_timeout,
         shutdown_grace=settings.shutdown_grace,
         metrics=metrics,

@@ -13,9 +13,10 @@ from functools import partial
 
 import anyio
 
+from skincare_core.jobs.definitions import Definitions
 from skincare_core.jobs.router import Handler
 from skincare_core.jobs.scheduler import Schedules
-from skincare_services.compose import NO_HANDLERS, worker_process
+from skincare_services.compose import NO_DEFINITIONS, NO_HANDLERS, worker_process
 from skincare_services.scheduling import NotSupportedHere
 from skincare_services.setting_values import served_queues
 from skincare_services.settings import Settings
@@ -37,12 +38,14 @@ async def run_worker(
     settings: Settings,
     *,
     handlers: Mapping[str, Handler] = NO_HANDLERS,
+    definitions: Definitions = NO_DEFINITIONS,
     queues: Sequence[str] | None = None,
     schedules: Schedules | None = None,
 ) -> None:
     """Run until a signal arrives; in-flight jobs get the shutdown grace.
 
-    `handlers` (job type -> handler) go to `worker_process`, served beside the shop's types;
+    `handlers` (job type -> handler) and `definitions` (typed job types, with their queues,
+    retry policies and timeouts) go to `worker_process`, served beside the shop's types;
     `queues` names the subset of `settings.worker_queues` to serve (None: all); `schedules`
     are periodic jobs this process enqueues (with every other worker, each tick once).
     """
@@ -53,7 +56,11 @@ async def run_worker(
     limiter.total_tokens = max(limiter.total_tokens, slots + 8)
     async with (
         worker_process(
-            settings=settings, handlers=handlers, queues=served, schedules=schedules
+            settings=settings,
+            handlers=handlers,
+            definitions=definitions,
+            queues=served,
+            schedules=schedules,
         ) as process,
         anyio.create_task_group() as tg,
     ):
@@ -67,6 +74,8 @@ async def run_worker(
             await tg.start(partial(serve, host=settings.metrics_host, port=settings.metrics_port))
         if process.scheduler is not None:
             tg.start_soon(process.scheduler.run)
+        if process.minutes is not None:
+            tg.start_soon(process.minutes.run)
         if process.cleaner is not None:
             tg.start_soon(process.cleaner.run)
         concurrency = {name: settings.worker_queues[name] for name in served}

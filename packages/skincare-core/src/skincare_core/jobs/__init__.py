@@ -1,19 +1,27 @@
 """The job engine: what any team imports to run its own job types on our queues.
 
-A `Job` (id, type, string payload) is encoded by `codec`, enqueued on a named `Queue` (now, after
+A job type is declared once as a `JobDefinition` (its attrs class of arguments, handler and
+options; `Definitions` gathers a team's for its worker). A `Job` (id, type, JSON payload) is
+encoded by `codec`, enqueued on a named `Queue` (now, after
 a delay, or once per unique key; or through an `Outbox` in a business transaction, routed by
 `QueueRoutes` and forwarded as an `Envelope` by `OutboxRelay`), and run by a `Worker` per named
 queue that routes it by type (`Router`) and settles it: ack, retry with backoff, or dead-letter.
 """
 
+from skincare_core.jobs.arguments import legacy_digits
 from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.caps import ConcurrencyCaps
 from skincare_core.jobs.codec import MAX_JOB_BYTES, decode_job, encode_job
+from skincare_core.jobs.definitions import Definition, Definitions, JobDefinition, current_job
 from skincare_core.jobs.envelope import Envelope, OutboxWriter, RoutedOutbox, enqueue
 from skincare_core.jobs.errors import (
+    CapsUnsupported,
     InvalidJob,
     JobTooLarge,
     PermanentJobError,
+    PriorityUnsupported,
     RetryLater,
+    Snooze,
     Unavailable,
     UnknownJobType,
 )
@@ -27,7 +35,7 @@ from skincare_core.jobs.history import (
     JobState,
     Retention,
 )
-from skincare_core.jobs.job import Job, Message, new_job, new_job_id
+from skincare_core.jobs.job import Job, JsonValue, Message, Payload, new_job, new_job_id
 from skincare_core.jobs.metrics import JobMetrics, NoMetrics, Outcome
 from skincare_core.jobs.outcomes import JobOutcomes, OutcomeCounts
 from skincare_core.jobs.ports import (
@@ -45,6 +53,7 @@ from skincare_core.jobs.ports import (
     ScheduleStore,
     Settlement,
 )
+from skincare_core.jobs.priority import DEFAULT_PRIORITY, LEAST_URGENT, MOST_URGENT
 from skincare_core.jobs.rate_limit import RateLimit, Throttle, throttled
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.jobs.retry import RetryPolicies, RetryPolicy, backoff_delay, full_jitter_delay
@@ -56,13 +65,20 @@ from skincare_core.jobs.tracing import JobTracer, NoTracer
 from skincare_core.jobs.worker import Worker
 
 __all__ = [
+    "DEFAULT_PRIORITY",
     "DEFAULT_QUEUE",
+    "LEAST_URGENT",
     "MAX_JOB_BYTES",
+    "MOST_URGENT",
     "Attempt",
     "Backend",
     "Burial",
+    "CapsUnsupported",
+    "ConcurrencyCaps",
     "DeadLetter",
     "DeadLetters",
+    "Definition",
+    "Definitions",
     "Envelope",
     "Handler",
     "HistoryCleaner",
@@ -70,6 +86,7 @@ __all__ = [
     "InvalidHistoryQuery",
     "InvalidJob",
     "Job",
+    "JobDefinition",
     "JobHistory",
     "JobMetrics",
     "JobOutcomes",
@@ -78,6 +95,7 @@ __all__ = [
     "JobState",
     "JobTooLarge",
     "JobTracer",
+    "JsonValue",
     "Message",
     "NoMetrics",
     "NoTracer",
@@ -87,7 +105,9 @@ __all__ = [
     "OutboxWriter",
     "Outcome",
     "OutcomeCounts",
+    "Payload",
     "PermanentJobError",
+    "PriorityUnsupported",
     "Queue",
     "QueueCounts",
     "QueueRoutes",
@@ -106,15 +126,18 @@ __all__ = [
     "Scheduler",
     "Schedules",
     "Settlement",
+    "Snooze",
     "Throttle",
     "Unavailable",
     "UnknownJobType",
     "Worker",
     "backoff_delay",
+    "current_job",
     "decode_job",
     "encode_job",
     "enqueue",
     "full_jitter_delay",
+    "legacy_digits",
     "new_job",
     "new_job_id",
     "throttled",

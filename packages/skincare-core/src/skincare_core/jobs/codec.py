@@ -1,8 +1,9 @@
 """The JSON wire format of a job, on one cattrs converter, with the 256 KiB limit of SQS.
 
 Encoding and decoding accept the same jobs: at most MAX_JOB_BYTES of UTF-8, every string valid
-Unicode text (a lone surrogate such as "\\ud800" is not). A body breaking either rule is an
-InvalidJob whose message says why in one printable line.
+Unicode text (a lone surrogate such as "\\ud800" is not), a payload of JSON values without
+floats (`JsonValue`). A body breaking any rule is an InvalidJob whose message says why in one
+printable line.
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from collections.abc import Mapping
 from typing import TypeGuard
 
 from cattrs import transform_error
-from cattrs.gen import make_dict_unstructure_fn, override
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 from cattrs.preconf.json import make_converter
 from cattrs.v import format_exception
 
 from skincare_core.jobs.errors import InvalidJob, JobTooLarge
-from skincare_core.jobs.job import Job
+from skincare_core.jobs.job import Job, JsonValue
 
 MAX_JOB_BYTES = 256 * 1024
 
@@ -52,6 +53,11 @@ converter.register_unstructure_hook(
 )
 # cattrs' default str hook calls str() on anything, turning {"id": {}} into the id "{}".
 converter.register_structure_hook(str, lambda v, _: _string(v))
+# After the str hook: the generated function takes the hooks registered when it is made.
+converter.register_structure_hook(
+    Job,
+    make_dict_structure_fn(Job, converter, payload=override(struct_hook=lambda v, _: _payload(v))),
+)
 
 
 def _text(value: str) -> str:
@@ -78,14 +84,44 @@ def _string_map(value: object) -> dict[str, str]:
     return {_text(k): _text(v) for k, v in value.items()}
 
 
+def _payload(value: object) -> dict[str, JsonValue]:
+    if not isinstance(value, dict):
+        raise InvalidJob("payload must be a JSON object")
+    return {_key(k): _json(v) for k, v in value.items()}
+
+
+def _key(key: object) -> str:
+    if not isinstance(key, str):
+        raise InvalidJob(f"payload keys must be strings, got {type(key).__name__}")
+    return _text(key)
+
+
+def _json(value: object) -> JsonValue:
+    """`value` if it is a payload's JSON value (its strings text, no float anywhere)."""
+    if value is None or isinstance(value, bool | int):
+        return value
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, list | tuple):
+        return [_json(item) for item in value]
+    if isinstance(value, dict):
+        return _payload(value)
+    kind = "a number with a fraction" if isinstance(value, float) else type(value).__name__
+    raise InvalidJob(
+        f"payload values are strings, integers, booleans, null, arrays or objects: got {kind}"
+    )
+
+
 def _describe(exc: BaseException, kind: type | None) -> str:
     return str(exc) if isinstance(exc, InvalidJob) else format_exception(exc, kind)
 
 
 def encode_job(job: Job) -> str:
     """Encode a job as compact JSON; raise JobTooLarge past MAX_JOB_BYTES so no queue sees it,
-    InvalidJob for a string that is not Unicode text."""
-    fields = {"id": job.id, "type": job.type, "payload": job.payload}
+    InvalidJob for a string that is not Unicode text or a payload value that is not JSON."""
+    if not _flat(job.payload):
+        _payload(job.payload)
+    fields: dict[str, object] = {"id": job.id, "type": job.type, "payload": job.payload}
     # A job without headers encodes without a headers key: its body stays small.
     if job.headers:
         fields["headers"] = job.headers
@@ -142,15 +178,26 @@ def _well_formed(raw: dict[str, object]) -> Job | None:
     job_id, job_type, payload = raw["id"], raw["type"], raw["payload"]
     if not (_ascii_text(job_id) and _ascii_text(job_type) and job_id and job_type):
         return None
-    if type(payload) is not dict or not all(
-        _ascii_text(k) and _ascii_text(v) for k, v in payload.items()
-    ):
+    if type(payload) is not dict or not all(_ascii_text(k) for k in payload):
+        return None
+    if not _flat(payload):
         return None
     return Job(job_id, job_type, payload)
 
 
 def _ascii_text(value: object) -> TypeGuard[str]:
     return type(value) is str and value.isascii()
+
+
+def _flat(payload: Mapping[str, object]) -> bool:
+    """Whether every value is an ASCII string, an integer, a boolean or null: no check needed."""
+    for value in payload.values():
+        if type(value) is str:
+            if not value.isascii():
+                return False
+        elif not (value is None or type(value) is int or type(value) is bool):
+            return False
+    return True
 
 
 def _structure(raw: dict[str, object]) -> Job:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 
-from skincare_core.jobs.errors import PermanentJobError, RetryLater
+from skincare_core.jobs.errors import PermanentJobError, RetryLater, Snooze
 from skincare_core.jobs.job import Message, job_fields
 from skincare_core.jobs.metrics import JobMetrics, NoMetrics, Outcome
 from skincare_core.jobs.ports import Burial, Retry, Settlement
@@ -32,6 +33,8 @@ class Executor:
         router: Router,
         retry: RetryRule,
         job_timeout: float,
+        job_timeouts: Mapping[str, float] | None = None,
+        max_snoozes: int = 25,
         metrics: JobMetrics | None = None,
         tracer: JobTracer | None = None,
     ) -> None:
@@ -39,8 +42,19 @@ class Executor:
         self._router = router
         self._retry = retry
         self._job_timeout = job_timeout
+        self._job_timeouts = dict(job_timeouts or {})
+        self._max_snoozes = max_snoozes
         self._metrics = metrics or NoMetrics()
         self._tracer = tracer or NoTracer()
+
+    def timeout_of(self, job_type: str) -> float:
+        """Seconds a job of `job_type` may run: its own timeout, else the worker's."""
+        return self._job_timeouts.get(job_type, self._job_timeout)
+
+    @property
+    def shortest_timeout(self) -> float:
+        """The shortest timeout any job may have: no job starting later ends its time sooner."""
+        return min([self._job_timeout, *self._job_timeouts.values()])
 
     async def run(self, message: Message) -> Settlement:
         """Run the job of `message`; what becomes of it. A cancellation passes through: the
@@ -64,10 +78,11 @@ class Executor:
         return settlement
 
     def interrupted(self, message: Message, *, timed_out: bool, ran: float) -> Settlement:
-        """What becomes of a job the worker stopped after `ran` seconds: past its timeout it
-        failed (the attempt counts); stopped at shutdown it runs again at once."""
+        """What becomes of a job the worker stopped after `ran` seconds: past its type's
+        timeout it failed (the attempt counts); stopped at shutdown it runs again at once."""
         if timed_out:
-            timeout = TimeoutError(f"ran longer than the job timeout of {self._job_timeout:g} s")
+            limit = self.timeout_of(message.job.type)
+            timeout = TimeoutError(f"ran longer than the job timeout of {limit:g} s")
             settlement = self.failed(message, timeout)
             self._finished(message, _outcome(settlement), ran)
             return settlement
@@ -76,7 +91,10 @@ class Executor:
         return Retry(message, timedelta(0), "stopped: the worker shut down")
 
     def failed(self, message: Message, exc: Exception) -> Retry | Burial:
-        """Dead-letter a permanent error or the last attempt; otherwise retry after a delay."""
+        """Dead-letter a permanent error or the last attempt; otherwise retry after a delay.
+        A snooze runs again after its delay, no attempt spent, while it is within the bound."""
+        if isinstance(exc, Snooze):
+            return self._snoozed(message, exc)
         error = f"{type(exc).__name__}: {exc}"
         # RetryLater only replaces the delay; it still counts toward the attempts.
         if isinstance(exc, PermanentJobError) or message.attempts >= self._retry.attempts(
@@ -88,6 +106,14 @@ class Executor:
             "job.retry", extra=job_fields(message, delay=delay.total_seconds(), error=error)
         )
         return Retry(message, delay, error)
+
+    def _snoozed(self, message: Message, snooze: Snooze) -> Retry | Burial:
+        if message.snoozes >= self._max_snoozes:
+            reason = f"Snooze: snoozed {message.snoozes} times, the most a job may ({snooze})"
+            return _burial(message, reason)
+        delay = snooze.delay.total_seconds()
+        logger.info("job.snoozed", extra=job_fields(message, delay=delay, snoozes=message.snoozes))
+        return Retry(message, snooze.delay, snooze=True)
 
     def _crashed(self, message: Message) -> Burial:
         # Every earlier delivery ended without a settlement: the job kills its worker.

@@ -10,6 +10,7 @@ service; the adapter makes sure one process at a time prunes.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import socket
@@ -21,6 +22,7 @@ import anyio
 from attrs import field, frozen
 
 from skincare_core.jobs.errors import Unavailable
+from skincare_core.jobs.job import JsonValue, Payload
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +79,30 @@ def _states(value: JobState) -> JobState:
 
 def _string_map(value: Mapping[str, str]) -> Mapping[str, str]:
     return dict(value)
+
+
+def payload_text(payload: Payload) -> dict[str, str]:
+    """A payload as the history shows and searches it: a string as it is, any other value as
+    its JSON text (`{"order_id": 42}` shows and matches as `order_id=42`)."""
+    return {
+        k: v if isinstance(v, str) else json.dumps(v, sort_keys=True) for k, v in payload.items()
+    }
+
+
+def typed_args(args: Mapping[str, str]) -> dict[str, JsonValue]:
+    """Searched arguments as a typed payload holds them: integer and boolean texts as JSON
+    values, the rest as strings. A search matches this form or the all-strings one (the
+    string payloads of older releases)."""
+    return {k: _scalar(v) for k, v in args.items()}
+
+
+def _scalar(text: str) -> JsonValue:
+    if text in ("true", "false"):
+        return text == "true"
+    digits = text[1:] if text.startswith("-") else text
+    if digits.isascii() and digits.isdigit() and (digits == "0" or not digits.startswith("0")):
+        return int(text)
+    return text
 
 
 @frozen

@@ -5,34 +5,49 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping
 from datetime import datetime
+from typing import TypeAlias, Union
 
 from attrs import field, frozen
 
+# Union, not |: the alias is recursive, so its parts are strings until they are resolved.
+JsonValue: TypeAlias = Union[str, int, bool, "list[JsonValue]", "dict[str, JsonValue]", None]
+"""A JSON value a payload may hold: no floats (a job carries identities, and a Decimal travels
+as a string)."""
+Payload: TypeAlias = Mapping[str, JsonValue]
+"""A job's arguments as JSON: an object of identities, never snapshots."""
 
-def _frozen_payload(value: Mapping[str, str]) -> Mapping[str, str]:
+
+def _frozen_payload(value: Payload) -> Payload:
+    return dict(value)
+
+
+def _frozen_headers(value: Mapping[str, str]) -> Mapping[str, str]:
     return dict(value)
 
 
 @frozen
 class Job:
-    """A unit of background work: an id, a type and identities (never snapshots) as payload.
+    """A unit of background work: an id, a type and identities (never snapshots) as payload, a
+    JSON object (a typed job's arguments, unstructured by `skincare_core.jobs.arguments`).
     `headers` carry context from whoever enqueued it (the trace context), never job data."""
 
     id: str
     type: str
-    payload: Mapping[str, str] = field(factory=dict, converter=_frozen_payload)
-    headers: Mapping[str, str] = field(factory=dict, converter=_frozen_payload)
+    payload: Payload = field(factory=dict, converter=_frozen_payload)
+    headers: Mapping[str, str] = field(factory=dict, converter=_frozen_headers)
 
 
 @frozen
 class Message:
     """A delivered job: `receipt` is the lease handle, `attempts` is 1 on first delivery,
-    `enqueued_at` when the job was first enqueued (None where the queue cannot tell)."""
+    `enqueued_at` when the job was first enqueued (None where the queue cannot tell), `snoozes`
+    how many times its handler asked to run later (`Snooze`; those runs spend no attempt)."""
 
     receipt: str
     job: Job
     attempts: int
     enqueued_at: datetime | None = None
+    snoozes: int = 0
 
 
 def new_job_id() -> str:
@@ -40,8 +55,9 @@ def new_job_id() -> str:
     return uuid.uuid4().hex
 
 
-def new_job(job_type: str, **payload: str) -> Job:
-    """Build a job with a fresh id; payload values are identities as strings."""
+def new_job(job_type: str, **payload: JsonValue) -> Job:
+    """Build a job with a fresh id; payload values are identities as JSON values. A typed job
+    is built by its definition instead (`JobDefinition.job`)."""
     return Job(id=new_job_id(), type=job_type, payload=payload)
 
 

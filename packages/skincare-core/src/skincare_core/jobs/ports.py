@@ -61,13 +61,17 @@ class Queue(Protocol):
 
 @frozen
 class Retry:
-    """A failed job to make visible again after `delay`; `error` is why its attempt failed
-    (the job's history keeps it; None: not told). Two retries of the same message and delay
-    are equal whatever their errors: the error changes nothing the queue does."""
+    """A failed job to make visible again after `delay`. A `snooze` (the handler raised
+    `Snooze`) spends no attempt: the queue takes back the attempt its receive counted and
+    counts a snooze instead (`Message.snoozes` on the next delivery). `error` is why its
+    attempt failed (the job's history keeps it; None: not told). Two retries of the same
+    message and delay are equal whatever their errors: the error changes nothing the queue
+    does."""
 
     message: Message
     delay: timedelta
     error: str | None = field(default=None, eq=False)
+    snooze: bool = False
 
 
 @frozen
@@ -155,14 +159,17 @@ class Outbox(Protocol):
 
     async def add(
         self,
-        job: Job,
+        job: Job | Envelope,
         *,
         delay: timedelta | None = None,
         not_before: datetime | None = None,
         unique_key: str | None = None,
+        priority: int | None = None,
     ) -> bool:
         """Queue `job` if, and only if, this unit of work commits, on the queue its type is
-        routed to; delay, not_before and unique_key as `Queue.enqueue` (False: not added)."""
+        routed to; delay, not_before and unique_key as `Queue.enqueue` (False: not added);
+        `priority` as `enqueue`'s (None: the priority its type is routed with). A typed job's
+        `Envelope` (`JobDefinition.job`) brings its own queue, schedule, key and priority."""
 
 
 class OutboxStorage(Protocol):

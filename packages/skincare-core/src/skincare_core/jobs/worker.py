@@ -6,12 +6,14 @@ import logging
 import random
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import timedelta
+from typing import TypeVar
 
 import anyio
 
 from skincare_core.jobs.completer import Completer, SettleRetry
+from skincare_core.jobs.definitions import Definitions
 from skincare_core.jobs.executor import Executor
 from skincare_core.jobs.job import Message
 from skincare_core.jobs.metrics import JobMetrics, NoMetrics
@@ -52,14 +54,17 @@ class Changes:
 
 class Slot:
     """One running job: its runner's cancel scope, when it started, when its lease was last
-    renewed, and whether the watchdog stopped it."""
+    renewed, when its time is up, and whether the watchdog stopped it."""
 
-    __slots__ = ("message", "renewed", "scope", "started", "timed_out")
+    __slots__ = ("deadline", "message", "renewed", "scope", "started", "timed_out")
 
-    def __init__(self, message: Message, scope: anyio.CancelScope, now: float) -> None:
+    def __init__(
+        self, message: Message, scope: anyio.CancelScope, now: float, timeout: float
+    ) -> None:
         self.message = message
         self.scope = scope
         self.started = self.renewed = now
+        self.deadline = now + timeout
         self.timed_out = False
 
 
@@ -72,15 +77,23 @@ class Worker:
     each job and says what becomes of it, and a `Completer` settles it in batches while the
     runner goes on. One watchdog enforces job timeouts and one heartbeat keeps leases; a
     `throttle` may shrink or delay each claim. `max_attempts` and `backoff` are the retry
-    rule of every job type `retry_policies` leaves out. A settlement the queue cannot take
+    rule of every job type `retry_policies` leaves out; `job_timeout` the timeout of every job
+    type `job_timeouts` (job type -> timeout) leaves out. A settlement the queue cannot take
     (`Unavailable`) is retried while the job's lease holds, its slot taken meanwhile.
+
+    `definitions` (typed job types, `JobDefinition`) are served beside `router`'s handlers
+    (either may be left out, not both), and bring their retry policies and timeouts: a type
+    given a policy or timeout both ways is a ValueError. `job_timeouts` are per-type timeouts
+    (else `job_timeout`). Sync handlers run in threads, at most `sync_threads` at a time. A
+    job may snooze (`Snooze`) `max_snoozes` times; the next snooze dead-letters it.
     """
 
     def __init__(
         self,
         *,
         queue: Queue,
-        router: Router,
+        router: Router | None = None,
+        definitions: Definitions | None = None,
         concurrency: int = 16,
         max_attempts: int = 5,
         job_timeout: timedelta = timedelta(minutes=5),
@@ -92,19 +105,28 @@ class Worker:
         metrics: JobMetrics | None = None,
         tracer: JobTracer | None = None,
         throttle: Throttle | None = None,
+        job_timeouts: Mapping[str, timedelta] | None = None,
+        sync_threads: int = 8,
+        max_snoozes: int = 25,
     ) -> None:
-        if concurrency < 1 or max_attempts < 1 or receive_batch < 1:
-            raise ValueError("concurrency, max_attempts and receive_batch must be >= 1")
+        if concurrency < 1 or max_attempts < 1 or receive_batch < 1 or sync_threads < 1:
+            raise ValueError("concurrency, max_attempts, receive_batch, sync_threads must be >= 1")
+        defined = Definitions() if definitions is None else definitions
+        timeouts = _merged("timeout", job_timeouts, defined.timeouts)
+        policies = _merged("retry policy", retry_policies, defined.retry_policies)
         # A zero visibility makes the heartbeat sleep 0 s: a busy loop extending every lease.
-        if visibility_timeout <= timedelta(0) or job_timeout <= timedelta(0):
-            raise ValueError("visibility_timeout and job_timeout must be positive")
+        shortest = min([job_timeout, *timeouts.values()])
+        if visibility_timeout <= timedelta(0) or shortest <= timedelta(0):
+            raise ValueError("visibility_timeout and every job timeout must be positive")
         self._queue = queue
         self._metrics = metrics or NoMetrics()
         self._executor = Executor(
             queue=queue.name,
-            router=router,
-            retry=RetryRule(max_attempts=max_attempts, backoff=backoff, policies=retry_policies),
+            router=_router(router, defined, anyio.CapacityLimiter(sync_threads)),
+            retry=RetryRule(max_attempts=max_attempts, backoff=backoff, policies=policies),
             job_timeout=job_timeout.total_seconds(),
+            job_timeouts={t: d.total_seconds() for t, d in timeouts.items()},
+            max_snoozes=max_snoozes,
             metrics=self._metrics,
             tracer=tracer,
         )
@@ -118,7 +140,8 @@ class Worker:
             retry=SettleRetry(queue=queue.name, metrics=self._metrics, lease=lease),
         )
         self._concurrency = concurrency
-        self._job_timeout = job_timeout.total_seconds()
+        self._timeout_of = self._executor.timeout_of
+        self._shortest_timeout = self._executor.shortest_timeout
         self._visibility = visibility_timeout
         self._grace = shutdown_grace.total_seconds()
         self._throttle = throttle
@@ -282,7 +305,8 @@ class Worker:
                     await self._run_one(runner, message, scope)
 
     async def _run_one(self, runner: int, message: Message, scope: anyio.CancelScope) -> None:
-        slot = self._slots[runner] = Slot(message, scope, _now())
+        timeout = self._timeout_of(message.job.type)
+        slot = self._slots[runner] = Slot(message, scope, _now(), timeout)
         # Every line logged while the job runs carries these.
         fields = bind_fields(
             job_id=message.job.id, type=message.job.type, attempts=message.attempts
@@ -336,27 +360,26 @@ class Worker:
                 self._completer.extend([s.message for s in due], renewed, self._visibility)
 
     async def _enforce_timeouts(self) -> None:
-        """Forever: cancel each job still running `job_timeout` seconds after it started.
+        """Forever: cancel each job still running past its deadline (its type's timeout).
 
-        One loop sleeping until the oldest deadline replaces a timer per job; the slots are
-        in start order (a dict keeps insertion order).
+        One loop sleeping until the nearest deadline replaces a timer per job. It wakes at
+        least every shortest timeout, so a job starting meanwhile is never overlooked.
         """
         while True:
             await anyio.sleep(self._next_deadline() - _now())
             now = _now()
             for slot in list(self._slots.values()):
-                if now - slot.started < self._job_timeout:
-                    break
-                if not slot.timed_out:
+                if not slot.timed_out and now >= slot.deadline:
                     slot.timed_out = True
                     slot.scope.cancel()
 
     def _next_deadline(self) -> float:
-        for slot in self._slots.values():
-            if not slot.timed_out:
-                return slot.started + self._job_timeout
         # Any job starting from now on has its deadline after this one.
-        return _now() + self._job_timeout
+        soonest = _now() + self._shortest_timeout
+        for slot in self._slots.values():
+            if not slot.timed_out and slot.deadline < soonest:
+                soonest = slot.deadline
+        return soonest
 
     async def _drain(self, pool: anyio.CancelScope) -> None:
         logger.info("worker.draining", extra={"in_flight": self.in_flight})
@@ -369,3 +392,29 @@ class Worker:
         # The settlements of the jobs cancelled now must not retry past the grace either.
         self._completer.stop()
         pool.cancel()
+
+
+V = TypeVar("V")
+
+
+def _merged(
+    what: str, given: Mapping[str, V] | None, defined: Mapping[str, V] | None
+) -> dict[str, V]:
+    """Per-type options given to the worker and those its definitions bring; a type in both
+    is a ValueError: one place says it."""
+    given, defined = given or {}, defined or {}
+    both = sorted(given.keys() & defined.keys())
+    if both:
+        raise ValueError(f"a {what} given to the worker and by a definition: {', '.join(both)}")
+    return {**given, **defined}
+
+
+def _router(
+    router: Router | None, definitions: Definitions, threads: anyio.CapacityLimiter
+) -> Router:
+    """`router`'s handlers and the definitions' (sync ones in threads of `threads`)."""
+    if not definitions:
+        if router is None:
+            raise ValueError("a worker needs a router or definitions")
+        return router
+    return definitions.router(threads, into=None if router is None else router.copy())

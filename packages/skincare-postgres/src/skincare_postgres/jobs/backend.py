@@ -13,10 +13,12 @@ from datetime import timedelta
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.caps import NO_CAPS, ConcurrencyCaps
 from skincare_core.jobs.routing import DEFAULT_QUEUE
 from skincare_postgres.jobs.dead_letters import PostgresDeadLetters
 from skincare_postgres.jobs.history import PostgresJobHistory
 from skincare_postgres.jobs.job_ledger import PostgresJobLedger
+from skincare_postgres.jobs.minutes import PostgresMinuteStore
 from skincare_postgres.jobs.notifier import PostgresNotifier
 from skincare_postgres.jobs.outcomes import PostgresJobOutcomes
 from skincare_postgres.jobs.queue import PostgresQueue
@@ -24,6 +26,7 @@ from skincare_postgres.jobs.rate_limits import PostgresRateLimiter
 from skincare_postgres.jobs.schedules import PostgresScheduleStore
 from skincare_postgres.jobs.sink import PostgresSink
 from skincare_postgres.jobs.stats import PostgresQueueStats
+from skincare_postgres.jobs.steering import PostgresJobActions, PostgresPauses
 
 
 @asynccontextmanager
@@ -34,10 +37,13 @@ async def postgres_backend(
     visibility_timeout: timedelta = timedelta(seconds=30),
     poll_interval: timedelta = timedelta(seconds=1),
     notifier: PostgresNotifier | None = None,
+    caps: ConcurrencyCaps = NO_CAPS,
     history: bool = True,
 ) -> AsyncIterator[Backend]:
     """The jobs table as one `PostgresQueue` per named queue in `queues`, and the dead letters,
-    the sink, the stats and the finished jobs (job_outcomes) of every queue.
+    the sink, the stats and the finished jobs (job_outcomes) of every queue, the pauses
+    (job_pauses, honoured by every queue's claims) and the actions on one job. `caps`: the
+    concurrency caps every queue's claims honour, counted across every process.
 
     No relay runs: the unit of work's outbox row is the queue row, so `outbox` is None. A queue
     opens its connections (two, and one to LISTEN) when it is first used. Every enqueue wakes
@@ -45,6 +51,7 @@ async def postgres_backend(
     `history` the queues keep every job's timeline (job_history) and `history` reads it.
     """
     notifier = PostgresNotifier(engine) if notifier is None else notifier
+    pauses = PostgresPauses(engine)
     async with AsyncExitStack() as stack:
         served = {}
         for name in queues:
@@ -54,6 +61,8 @@ async def postgres_backend(
                 visibility_timeout=visibility_timeout,
                 poll_interval=poll_interval,
                 notifier=notifier,
+                caps=caps,
+                pauses=pauses,
                 history=history,
             )
             served[name] = await stack.enter_async_context(queue)
@@ -66,6 +75,9 @@ async def postgres_backend(
             schedules=PostgresScheduleStore(engine),
             rate_limiter=PostgresRateLimiter(engine),
             outcomes=PostgresJobOutcomes(engine),
+            pauses=pauses,
+            actions=PostgresJobActions(engine, history=history),
+            minutes=PostgresMinuteStore(engine),
             history=PostgresJobHistory(engine) if history else None,
         )
 

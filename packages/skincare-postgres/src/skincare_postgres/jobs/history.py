@@ -23,6 +23,8 @@ from skincare_core.jobs.history import (
     Retention,
     job_state,
     newest_first,
+    payload_text,
+    typed_args,
 )
 from skincare_postgres.driver import Autocommit
 from skincare_postgres.jobs import history_sql as sql
@@ -89,6 +91,7 @@ def _params(query: HistoryQuery) -> dict[str, object]:
         "since": query.since,
         "until": query.until,
         "args": Jsonb(dict(query.args)),
+        "typed_args": Jsonb(typed_args(query.args)),
         "limit": query.limit,
     }
 
@@ -173,7 +176,7 @@ def _entries(log: object) -> list[object]:
 def _strings(value: object) -> dict[str, str]:
     if not isinstance(value, dict):
         return {}
-    return {str(k): v if isinstance(v, str) else str(v) for k, v in value.items()}
+    return payload_text({str(k): v for k, v in value.items()})
 
 
 def _attempt(entry: object) -> Attempt | None:

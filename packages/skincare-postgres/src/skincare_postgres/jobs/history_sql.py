@@ -75,7 +75,7 @@ FINISHED_FILTERS = {
     "queue": "queue = %(queue)s",
     "since": "finished_at >= %(since)s",
     "until": "finished_at < %(until)s",
-    "args": "args @> %(args)s",
+    "args": "(args @> %(args)s OR args @> %(typed_args)s)",
 }
 # Dead and cancelled rows are in ix_job_history_failed_finished_at; the planner uses a partial
 # index only where the query states its predicate.
@@ -144,7 +144,7 @@ LIVE_FILTERS = {
 # Filters on the computed columns, outside the subquery.
 LIVE_OUTER_FILTERS = {
     "state": "state = %(state)s",
-    "args": "doc -> 'payload' @> %(args)s",
+    "args": "(doc -> 'payload' @> %(args)s OR doc -> 'payload' @> %(typed_args)s)",
 }
 
 

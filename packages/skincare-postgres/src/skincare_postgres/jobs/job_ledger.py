@@ -9,14 +9,16 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
-from psycopg.rows import dict_row, tuple_row
+from psycopg.rows import class_row, dict_row, tuple_row
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.history import worker_name
 from skincare_core.jobs.job import Message
 from skincare_core.jobs.outcomes import RECENT, OutcomeCounts
+from skincare_core.jobs.steering import JobState
 from skincare_postgres.jobs import ledger_sql as sql
 from skincare_postgres.jobs.history import PostgresJobHistory
 from skincare_postgres.jobs.outbox_storage import PostgresOutboxStorage
@@ -24,6 +26,19 @@ from skincare_postgres.jobs.outcomes import PRUNE_PARAMS, read_recent
 from skincare_postgres.jobs.outcomes_sql import COUNT_FINISHED, PRUNE
 
 _SWEEP_EVERY = 600.0
+
+
+class LedgerRow(NamedTuple):
+    """A live job's ledger row: its `state` as an operator sees it (`JobState`), its body only
+    while it waits unsent ('' once sent)."""
+
+    id: str
+    type: str
+    body: str
+    queue: str
+    attempts: int
+    due_at: datetime
+    state: JobState
 
 
 class PostgresJobLedger(PostgresOutboxStorage):
@@ -150,3 +165,22 @@ class PostgresJobLedger(PostgresOutboxStorage):
             ids, types, queues = (list(column) for column in zip(*jobs, strict=True))
             params = {"ids": ids, "types": types, "queues": queues}
             await self._autocommit.run(sql.RESENT, params)
+
+    async def find(self, job_id: str) -> LedgerRow | None:
+        """The live job's row; None when there is none (ended, cancelled, never there)."""
+        rows = await self._autocommit.rows(sql.FIND, {"id": job_id}, class_row(LedgerRow))
+        return rows[0] if rows else None
+
+    async def run_now(self, job_id: str) -> bool:
+        """Make an unsent job due later due now; whether it was one."""
+        return bool(await self._autocommit.rows(sql.RUN_NOW, {"id": job_id}, tuple_row))
+
+    async def park(self, jobs: Sequence[tuple[str, str]]) -> set[str]:
+        """These received (id, body) jobs wait in the outbox again until their pause ends;
+        returns the ids that did (those with a row)."""
+        if not jobs:
+            return set()
+        ids, bodies = (list(column) for column in zip(*jobs, strict=True))
+        params = {"ids": ids, "bodies": bodies}
+        rows = await self._autocommit.rows(sql.PARK, params, tuple_row)
+        return {str(row[0]) for row in rows}

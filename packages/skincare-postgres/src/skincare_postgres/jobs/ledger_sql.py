@@ -30,13 +30,17 @@ class OutboxClaimed(NamedTuple):
 
 
 # Rows due within `window` (SQS delays a message by at most 15 minutes) whose lease is free; the
-# due time stays as it was, so a release or an expired lease keeps the job's schedule.
+# due time stays as it was, so a release or an expired lease keeps the job's schedule. A job of
+# a paused queue or type stays here until it is resumed (job_pauses: a few rows at most).
 CLAIM = """
 UPDATE jobs SET attempts = attempts + 1, receipt = gen_random_uuid(),
     lease_expires_at = now() + %(lease)s
 WHERE id = ANY(ARRAY(
     SELECT id FROM jobs WHERE status = 'ready' AND available_at <= now() + %(window)s
         AND (lease_expires_at IS NULL OR lease_expires_at <= now())
+        AND NOT EXISTS (SELECT 1 FROM job_pauses p
+            WHERE (p.kind = 'queue' AND p.name = jobs.queue)
+                OR (p.kind = 'type' AND p.name = jobs.type))
     ORDER BY available_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED))
 RETURNING id, body, queue, unique_key, available_at AS due, receipt::text AS receipt
 """
@@ -125,6 +129,37 @@ DELETE FROM jobs WHERE status IN ('sent', 'running', 'cancelled')
     AND available_at < now() - interval '14 days 1 hour'
 """
 
+# A job as the ledger holds it: an unsent row (`ready`) is scheduled, or waits for the relay, or
+# is being sent (leased); a sent one is in SQS. A tombstone is no job any more.
+FIND = """
+SELECT id, type, body, queue, attempts, available_at AS due_at,
+    CASE
+        WHEN status = 'running' THEN 'running'
+        WHEN status = 'sent' THEN 'queued'
+        WHEN lease_expires_at > now() THEN 'queued'
+        WHEN available_at > now() THEN 'scheduled'
+        ELSE 'ready'
+    END AS state
+FROM jobs WHERE id = %(id)s AND status IN ('ready', 'sent', 'running')
+"""
+
+# An unsent job due later (not being sent) is due now: the relay sends it on its next claim.
+RUN_NOW = """
+UPDATE jobs SET available_at = now()
+WHERE id = %(id)s AND status = 'ready' AND available_at > now()
+    AND (lease_expires_at IS NULL OR lease_expires_at <= now())
+RETURNING 1
+"""
+
+# Received jobs of a paused queue or type go back to waiting in the outbox, bodies restored, due
+# now: the relay sends them again once they are resumed (their messages are then deleted).
+PARK = """
+UPDATE jobs SET status = 'ready', body = p.body, available_at = now(), receipt = NULL,
+    lease_expires_at = NULL
+FROM unnest(CAST(%(ids)s AS text[]), CAST(%(bodies)s AS text[])) AS p(id, body)
+WHERE jobs.id = p.id AND jobs.status IN ('sent', 'running')
+RETURNING jobs.id
+"""
 # With history: a sent row keeps its body; a received one notes when its attempt started.
 MARK_SENT_KEEPING = """
 UPDATE jobs SET status = CASE WHEN status = 'ready' THEN 'sent' ELSE status END,

@@ -17,6 +17,7 @@ from skincare_core.jobs.history import (
     Retention,
     live_state,
     newest_first,
+    payload_text,
     worker_name,
 )
 from skincare_core.jobs.job import Job
@@ -50,7 +51,7 @@ class _Timeline:
             type=self.job.type,
             queue=self.queue,
             state=state,
-            payload=self.job.payload,
+            payload=payload_text(self.job.payload),
             enqueued_at=self.enqueued_at,
             due_at=None if self.finished else self.due_at,
             finished_at=self.finished_at,

@@ -5,8 +5,8 @@ The jobs table gains two nullable columns (no rewrite). The dead jobs already st
 into job_history, so a search finds them; their attempts before this revision are not known.
 The downgrade drops the table and the columns: the history is lost, no job is.
 
-Revision ID: 0010
-Revises: 0007
+Revision ID: 0011
+Revises: 0010
 Create Date: 2026-12-06
 """
 
@@ -16,8 +16,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision: str = "0010"
-down_revision: str | None = "0007"
+revision: str = "0011"
+down_revision: str | None = "0010"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
