@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TypeVar
+
+import anyio
 import attrs
 
+from skincare_core.jobs.definitions import JobDefinition
+from skincare_core.jobs.job import Job
 from skincare_core.jobs.router import Router
 from skincare_core.shop.checkout import CheckoutService
 from skincare_core.shop.handlers import build_router
@@ -58,10 +64,26 @@ def make_shop() -> Shop:
     router, which the drain runs jobs through."""
     clock = ManualClock()
     drain = JobDrain(Router(), clock=clock)
-    db = InMemoryDatabase(outbox_sink=drain.queues)
+    # One queue takes every job, whatever queue its type names: the core tests read one queue.
+    db = InMemoryDatabase(outbox_sink=drain.queue())
     email = RecordingEmailService()
     store = InMemoryInvoiceStore()
     renderer = TextInvoiceRenderer()
     router = build_router(uow=db, email=email, renderer=renderer, store=store, clock=clock)
     drain.handlers = router
     return Shop(drain, drain.queue(), db, email, clock, store, renderer, router)
+
+
+A = TypeVar("A")
+JobRun = Callable[[Job], Coroutine[object, object, None]]
+"""A handler of a `Job`, as a worker runs a definition's."""
+
+
+def run_as_worker(definition: JobDefinition[A], handler: Callable[[A], Awaitable[None]]) -> JobRun:
+    """`handler` run on a `Job` as a worker runs it: the payload structured into its arguments."""
+    runner = definition.with_handler(handler).runner(anyio.CapacityLimiter(1))
+
+    async def run(job: Job) -> None:
+        await runner(job)
+
+    return run

@@ -139,8 +139,8 @@ async def test_payment_pays_the_order_and_queues_follow_ups(shop: Shop) -> None:
     assert (payment.status, payment.paid_at) == (PaymentStatus.PAID, shop.clock.now())
     jobs = sorted((job.type, dict(job.payload)) for job in shop.queue.jobs())
     assert jobs == [
-        (GENERATE_INVOICE_PDF, {"order_id": str(order.id)}),
-        (SEND_PAYMENT_RECEIVED_EMAIL, {"order_id": str(order.id)}),
+        (GENERATE_INVOICE_PDF, {"order_id": order.id}),
+        (SEND_PAYMENT_RECEIVED_EMAIL, {"order_id": order.id}),
     ]
 
 

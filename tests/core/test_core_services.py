@@ -88,7 +88,7 @@ async def test_checkout_places_the_order_takes_stock_clears_cart_and_queues_its_
     assert order.created_at == shop.clock.now()
     assert [shop.db.state.products[ids[n]].stock for n in ("toner", "serum")] == [4, 2]
     assert shop.db.state.carts == {}
-    payload = {"order_id": str(order.id)}
+    payload = {"order_id": order.id}
     confirmation, expiry = shop.queue.jobs()
     assert (confirmation.type, dict(confirmation.payload)) == (SEND_CONFIRMATION_EMAIL, payload)
     assert (expiry.type, dict(expiry.payload)) == (EXPIRE_UNPAID_ORDER, payload)

@@ -20,9 +20,9 @@ from skincare_core.jobs.errors import RetryLater
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.shop.handlers import OrderEmailHandler
 from skincare_core.shop.handlers.emails import SEND_LEASE
-from skincare_core.shop.job_types import SEND_CONFIRMATION_EMAIL
+from skincare_core.shop.job_types import CONFIRMATION_EMAIL, SEND_CONFIRMATION_EMAIL
 from skincare_core.shop.models import NotificationType, SendClaim
-from tests.core.core_kit import Shop, make_shop
+from tests.core.core_kit import Shop, make_shop, run_as_worker
 from tests.gated_email import GatedEmail
 
 pytestmark = pytest.mark.anyio
@@ -103,7 +103,8 @@ async def test_a_run_killed_mid_send_leaves_the_claim_to_expire(shop: Shop) -> N
     job = await confirmation_job(shop)
     stuck = GatedEmail()
     async with anyio.create_task_group() as tg:
-        tg.start_soon(OrderEmailHandler(uow=shop.db, email=stuck, clock=shop.clock, kind=KIND), job)
+        handler = OrderEmailHandler(uow=shop.db, email=stuck, clock=shop.clock, kind=KIND)
+        tg.start_soon(run_as_worker(CONFIRMATION_EMAIL, handler), job)
         await stuck.sending.wait()
         tg.cancel_scope.cancel()
     with pytest.raises(RetryLater) as held:
@@ -139,8 +140,9 @@ def renewed(shop: Shop, job: Job) -> bool:
 async def test_a_long_send_renews_its_claim_so_no_other_run_sends(shop: Shop) -> None:
     job = await confirmation_job(shop)
     slow = GatedEmail()
-    handler = OrderEmailHandler(
-        uow=shop.db, email=slow, clock=shop.clock, kind=KIND, lease=SHORT_LEASE
+    handler = run_as_worker(
+        CONFIRMATION_EMAIL,
+        OrderEmailHandler(uow=shop.db, email=slow, clock=shop.clock, kind=KIND, lease=SHORT_LEASE),
     )
     async with anyio.create_task_group() as tg:
         tg.start_soon(handler, job)
@@ -159,8 +161,9 @@ async def test_a_claim_that_lapses_unrenewed_is_taken_over_and_the_loss_logged(
 ) -> None:
     job = await confirmation_job(shop)
     slow = GatedEmail()
-    handler = OrderEmailHandler(
-        uow=shop.db, email=slow, clock=shop.clock, kind=KIND, lease=SHORT_LEASE
+    handler = run_as_worker(
+        CONFIRMATION_EMAIL,
+        OrderEmailHandler(uow=shop.db, email=slow, clock=shop.clock, kind=KIND, lease=SHORT_LEASE),
     )
     caplog.set_level(logging.INFO)
     shop.db.fail_next("renew_send", RuntimeError("database gone"))

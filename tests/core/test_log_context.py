@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import logging
 from collections.abc import Iterator
@@ -13,7 +14,11 @@ from skincare_core.jobs.envelope import enqueue as enqueue_job
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.router import Router
 from skincare_core.log_context import bind_fields, bound_fields, unbind_fields
-from skincare_core.shop.handlers.payloads import event_id_of, order_id_of
+from skincare_core.shop.handlers import OrderExpiryHandler
+from skincare_core.shop.job_types import ORDER_EXPIRY, OrderJob
+from skincare_core.testing.jobs import InMemoryQueue
+from skincare_core.testing.shop import InMemoryDatabase
+from tests.core.core_kit import run_as_worker
 from tests.core.worker_kit import eventually, fast_queue, running, worker_on
 
 pytestmark = pytest.mark.anyio
@@ -86,7 +91,7 @@ async def test_settlement_lines_carry_the_fields_and_the_next_job_starts_clean(
 
     async def handler(job: Job) -> None:
         seen.append(dict(bound_fields()))
-        order_id_of(job)
+        bind_fields(order_id=int(str(job.payload["order_id"])))
         if job.payload["order_id"] == "1":
             raise ConnectionError("try again")
 
@@ -105,10 +110,15 @@ async def test_settlement_lines_carry_the_fields_and_the_next_job_starts_clean(
     ]
 
 
-def test_the_shop_binds_the_identities_it_reads_from_a_payload() -> None:
-    def read() -> dict[str, object]:
-        order_id_of(new_job("send_confirmation_email", order_id="42"))
-        event_id_of(new_job("process_payment", event_id="evt-9"))
-        return dict(bound_fields())
+async def test_the_shop_binds_the_identities_its_handlers_read() -> None:
+    seen: list[dict[str, object]] = []
 
-    assert contextvars.copy_context().run(read) == {"order_id": 42, "event_id": "evt-9"}
+    class Expiry(OrderExpiryHandler):
+        async def __call__(self, args: OrderJob) -> None:
+            with contextlib.suppress(Exception):
+                await super().__call__(args)
+            seen.append(dict(bound_fields()))
+
+    run = run_as_worker(ORDER_EXPIRY, Expiry(uow=InMemoryDatabase(outbox_sink=InMemoryQueue())))
+    await contextvars.copy_context().run(lambda: run(new_job("expire_unpaid_order", order_id="42")))
+    assert seen == [{"order_id": 42}]

@@ -23,8 +23,7 @@ from skincare_core.jobs.retry import (
     receive_pause,
 )
 from skincare_core.jobs.router import Router
-from skincare_core.shop.job_types import PROCESS_PAYMENT, SEND_CONFIRMATION_EMAIL
-from skincare_core.shop.retry_policies import SHOP_RETRY_POLICIES
+from skincare_core.shop.job_types import PROCESS_PAYMENT, SEND_CONFIRMATION_EMAIL, SHOP_JOBS
 from skincare_core.testing.jobs import InMemoryQueue
 
 FIVE_MINUTES = timedelta(minutes=5)
@@ -157,7 +156,7 @@ async def _outage(job_type: str, policies: RetryPolicies, outage: float, jobs: i
 
 @pytest.mark.anyio
 async def test_an_hour_long_e_mail_outage_loses_no_e_mail_under_the_shop_policy() -> None:
-    assert await _outage(SEND_CONFIRMATION_EMAIL, SHOP_RETRY_POLICIES, 3_600.0, 200) == 0
+    assert await _outage(SEND_CONFIRMATION_EMAIL, SHOP_JOBS.retry_policies, 3_600.0, 200) == 0
 
 
 @pytest.mark.anyio
@@ -167,7 +166,7 @@ async def test_the_seed_formula_alone_dead_letters_every_e_mail_of_a_31_s_outage
 
 @pytest.mark.anyio
 async def test_a_payment_gives_up_within_about_a_minute_of_failures() -> None:
-    assert await _outage(PROCESS_PAYMENT, SHOP_RETRY_POLICIES, 120.0, 50) == 50
+    assert await _outage(PROCESS_PAYMENT, SHOP_JOBS.retry_policies, 120.0, 50) == 50
 
 
 @given(st.integers(min_value=1, max_value=20), st.integers(min_value=1, max_value=20))

@@ -10,11 +10,11 @@ import pytest
 from skincare_core.jobs.errors import InvalidJob, RetryLater
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.shop.handlers import SalesSummaryHandler
-from skincare_core.shop.job_types import SEND_DAILY_SALES_SUMMARY
+from skincare_core.shop.job_types import DAILY_SALES_SUMMARY_JOB, SEND_DAILY_SALES_SUMMARY
 from skincare_core.shop.models import DailySales, ProductSales
 from skincare_core.shop.periodic import DAILY_SALES_SUMMARY
 from skincare_core.shop.ports import SalesSummaryEmail
-from tests.core.core_kit import Shop, make_shop
+from tests.core.core_kit import Shop, make_shop, run_as_worker
 from tests.core.sales_kit import ADMIN, at_run, product, sell, summary_job, summary_shop, wib
 
 pytestmark = pytest.mark.anyio
@@ -146,8 +146,9 @@ async def test_without_an_admin_the_summary_is_not_served() -> None:
 async def test_a_send_longer_than_the_lease_renews_its_claim(shop: Shop) -> None:
     shop.email.delay = 0.2
     lease = timedelta(seconds=0.03)
-    handler = SalesSummaryHandler(
-        uow=shop.db, email=shop.email, clock=shop.clock, to=ADMIN, lease=lease
+    handler = run_as_worker(
+        DAILY_SALES_SUMMARY_JOB,
+        SalesSummaryHandler(uow=shop.db, email=shop.email, clock=shop.clock, to=ADMIN, lease=lease),
     )
     async with anyio.create_task_group() as tg:
         tg.start_soon(handler, summary_job(TICK))

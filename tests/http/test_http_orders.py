@@ -60,7 +60,7 @@ async def test_checkout_answers_201_with_the_order_and_queues_its_email(
     assert body["total_rupiah"] == 300_000
     assert response.headers["location"] == f"/v1/orders/{body['order_id']}"
     jobs = await backend.jobs()
-    payload = {"order_id": str(body["order_id"])}
+    payload = {"order_id": body["order_id"]}
     assert sorted((j.type, j.payload) for j in jobs) == [
         (EXPIRE_UNPAID_ORDER, payload),
         (SEND_CONFIRMATION_EMAIL, payload),

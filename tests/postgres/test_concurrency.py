@@ -16,10 +16,12 @@ from skincare_core.jobs.worker import Worker
 from skincare_core.shop.checkout import CheckoutService
 from skincare_core.shop.errors import OutOfStock
 from skincare_core.shop.handlers import PaymentHandler
+from skincare_core.shop.job_types import PAYMENT_JOB
 from skincare_core.shop.models import Order, PaymentEvent
 from skincare_core.shop.webhooks import PaymentWebhookService
 from skincare_core.testing.shop import ManualClock
 from skincare_postgres import PostgresDatabase, PostgresQueue
+from tests.core.core_kit import run_as_worker
 from tests.postgres.pg_shop import Shop
 
 pytestmark = pytest.mark.anyio
@@ -93,7 +95,7 @@ async def test_fifty_deliveries_of_one_event_store_one_payment_and_one_job(
     assert await shop.scalar("SELECT count(*) FROM jobs WHERE type = 'process_payment'") == 1
 
     job = Job("j", "process_payment", {"event_id": "evt-race"})
-    handler = PaymentHandler(uow=db, clock=ManualClock())
+    handler = run_as_worker(PAYMENT_JOB, PaymentHandler(uow=db, clock=ManualClock()))
     async with anyio.create_task_group() as tg:
         tg.start_soon(handler, job)
         tg.start_soon(handler, job)

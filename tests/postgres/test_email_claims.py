@@ -18,12 +18,13 @@ from skincare_core.jobs.job import Job, new_job
 from skincare_core.shop.checkout import CheckoutService
 from skincare_core.shop.handlers import OrderEmailHandler
 from skincare_core.shop.handlers.emails import SEND_LEASE
-from skincare_core.shop.job_types import SEND_CONFIRMATION_EMAIL
+from skincare_core.shop.job_types import CONFIRMATION_EMAIL, SEND_CONFIRMATION_EMAIL
 from skincare_core.shop.models import NotificationType, SendClaim
 from skincare_core.shop.ports import EmailService
 from skincare_core.testing.shop import ManualClock, RecordingEmailService
 from skincare_email import MaildirEmailService
 from skincare_postgres import PostgresDatabase
+from tests.core.core_kit import JobRun, run_as_worker
 from tests.gated_email import GatedEmail
 from tests.postgres.pg_shop import Shop
 
@@ -48,7 +49,7 @@ async def placed_order(db: PostgresDatabase, shop: Shop, clock: ManualClock) -> 
     return (await CheckoutService(uow=db, clock=clock).checkout(user.id, "k")).id
 
 
-async def run_concurrently(handler: OrderEmailHandler, job: Job, runs: int) -> int:
+async def run_concurrently(handler: JobRun, job: Job, runs: int) -> int:
     """Run `job` `runs` times at once; how many runs were told to retry later."""
     held = 0
 
@@ -66,8 +67,9 @@ async def run_concurrently(handler: OrderEmailHandler, job: Job, runs: int) -> i
     return held
 
 
-def handler_for(db: PostgresDatabase, email: EmailService, clock: ManualClock) -> OrderEmailHandler:
-    return OrderEmailHandler(uow=db, email=email, clock=clock, kind=CONFIRMATION)
+def handler_for(db: PostgresDatabase, email: EmailService, clock: ManualClock) -> JobRun:
+    handler = OrderEmailHandler(uow=db, email=email, clock=clock, kind=CONFIRMATION)
+    return run_as_worker(CONFIRMATION_EMAIL, handler)
 
 
 async def test_concurrent_runs_send_one_email(db: PostgresDatabase, shop: Shop) -> None:
@@ -123,7 +125,12 @@ async def test_a_long_send_renews_its_claim_so_no_other_run_sends(
     with anyio.fail_after(20):
         async with anyio.create_task_group() as tg:
             tg.start_soon(
-                OrderEmailHandler(uow=db, email=slow, clock=clock, kind=CONFIRMATION, lease=lease),
+                run_as_worker(
+                    CONFIRMATION_EMAIL,
+                    OrderEmailHandler(
+                        uow=db, email=slow, clock=clock, kind=CONFIRMATION, lease=lease
+                    ),
+                ),
                 job,
             )
             await slow.sending.wait()

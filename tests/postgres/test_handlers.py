@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import anyio
 import pytest
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.worker import Worker
 from skincare_core.shop.checkout import CheckoutService
@@ -24,7 +27,7 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_a_paid_order_gets_both_emails_and_an_invoice(
-    db: PostgresDatabase, queue: PostgresQueue, shop: Shop
+    db: PostgresDatabase, queue: PostgresQueue, shop: Shop, engine: AsyncEngine
 ) -> None:
     user, product = await shop.user(), await shop.product(price=75_000)
     await shop.cart(user, product, 2)
@@ -34,9 +37,16 @@ async def test_a_paid_order_gets_both_emails_and_an_invoice(
     router = build_router(
         uow=db, email=email, renderer=TextInvoiceRenderer(), store=store, clock=clock
     )
+    poll = timedelta(seconds=0.5)
+    # Each job type goes to its definition's queue: payments critical, invoices bulk.
     with anyio.fail_after(20):
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(Worker(queue=queue, router=router).run)
+        async with (
+            PostgresQueue(engine, name="critical", poll_interval=poll) as critical,
+            PostgresQueue(engine, name="bulk", poll_interval=poll) as bulk,
+            anyio.create_task_group() as tg,
+        ):
+            for each in (queue, critical, bulk):
+                tg.start_soon(Worker(queue=each, router=router).run)
             # The invoice is the last job in the chain checkout -> payment -> invoice.
             while await shop.scalar("SELECT count(*) FROM invoices") == 0:  # noqa: ASYNC110
                 await anyio.sleep(0.05)

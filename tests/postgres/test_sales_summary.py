@@ -13,12 +13,13 @@ from skincare_core.jobs.errors import RetryLater
 from skincare_core.jobs.job import new_job
 from skincare_core.shop.checkout import CheckoutService
 from skincare_core.shop.handlers import PaymentHandler, SalesSummaryHandler
-from skincare_core.shop.job_types import PROCESS_PAYMENT
+from skincare_core.shop.job_types import DAILY_SALES_SUMMARY_JOB, PAYMENT_JOB, PROCESS_PAYMENT
 from skincare_core.shop.models import DailySales, Order, PaymentEvent, Product, ProductSales
 from skincare_core.shop.sales import day_before
 from skincare_core.shop.webhooks import PaymentWebhookService
 from skincare_core.testing.shop import ManualClock, RecordingEmailService
 from skincare_postgres import PostgresDatabase
+from tests.core.core_kit import run_as_worker
 from tests.core.sales_kit import summary_job
 from tests.postgres.pg_shop import Shop
 
@@ -40,9 +41,8 @@ class Seller:
         event = PaymentEvent(event_id, order.id, "paid", order.total_rupiah)
         assert await PaymentWebhookService(uow=self.db).receive(event)
         self.clock.advance(at - self.clock.now())
-        await PaymentHandler(uow=self.db, clock=self.clock)(
-            new_job(PROCESS_PAYMENT, event_id=event_id)
-        )
+        handler = run_as_worker(PAYMENT_JOB, PaymentHandler(uow=self.db, clock=self.clock))
+        await handler(new_job(PROCESS_PAYMENT, event_id=event_id))
 
     async def sell(self, lines: Sequence[tuple[Product, int]], paid_at: datetime | None) -> Order:
         """A new customer's order of `lines`, paid at `paid_at` (None: left pending)."""
@@ -113,8 +113,15 @@ async def test_concurrent_summary_runs_send_once_and_record_it(
     await seller.sell([(await shop.product(price=25_000), 2)], DAY.start + timedelta(hours=2))
     email = RecordingEmailService(delay=0.2)
     # A lease shorter than the send, so the sender renews its claim meanwhile.
-    handler = SalesSummaryHandler(
-        uow=db, email=email, clock=seller.clock, to="admin@toko.test", lease=timedelta(seconds=0.15)
+    handler = run_as_worker(
+        DAILY_SALES_SUMMARY_JOB,
+        SalesSummaryHandler(
+            uow=db,
+            email=email,
+            clock=seller.clock,
+            to="admin@toko.test",
+            lease=timedelta(seconds=0.15),
+        ),
     )
     retried: list[RetryLater] = []
 

@@ -119,6 +119,6 @@ async def test_a_teams_definitions_are_served_and_checked_against_the_queues(
         async with worker_process(settings=settings, definitions=Definitions(elsewhere)):
             pass
     shop_type = JobDefinition(SEND_CONFIRMATION_EMAIL, _Sync, _sync)
-    with pytest.raises(ValueError, match="already registered"):
+    with pytest.raises(ValueError, match="'send_confirmation_email' is defined twice"):
         async with worker_process(settings=settings, definitions=Definitions(shop_type)):
             pass

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from skincare_core.shop.retry_policies import SHOP_RETRY_POLICIES
+from skincare_core.shop.job_types import SHOP_JOBS
 from skincare_services.backends import redrive_receive_count, warn_short_redrive
 from skincare_sqs.provisioning import max_receive_count
 from tests.sqs.conftest import Provision
 
-MOST_SHOP_ATTEMPTS = max(policy.attempts for policy in SHOP_RETRY_POLICIES.values())
+MOST_SHOP_ATTEMPTS = max(policy.attempts for policy in SHOP_JOBS.retry_policies.values())
 
 
 @pytest.mark.parametrize("max_attempts", [1, 5, MOST_SHOP_ATTEMPTS, MOST_SHOP_ATTEMPTS + 7])

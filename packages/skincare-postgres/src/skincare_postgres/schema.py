@@ -226,6 +226,8 @@ jobs = Table(
     Column("queue", Text, nullable=False, server_default="default"),
     # While the job is live (ready, scheduled or running) no other live job has this key.
     Column("unique_key", Text, nullable=True),
+    # How often a handler asked to run later (Snooze); those runs spent no attempt.
+    Column("snoozes", Integer, nullable=False, server_default="0"),
     _one_of("status", JOB_STATUSES),
     CheckConstraint("attempts >= 0", name="attempts_not_negative"),
     # The claim's index: one queue's ready rows in due order, so a claim reads only its queue.

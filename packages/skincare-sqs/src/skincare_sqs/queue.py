@@ -22,7 +22,7 @@ import builtins
 import logging
 from collections import OrderedDict
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 import anyio
@@ -31,11 +31,12 @@ from attrs import frozen
 from skincare_core.jobs.codec import decode_job, encode_job
 from skincare_core.jobs.envelope import Envelope, due_at
 from skincare_core.jobs.errors import InvalidJob
-from skincare_core.jobs.job import Message
+from skincare_core.jobs.job import Job, Message
 from skincare_core.jobs.ports import Burial, Retry
 from skincare_core.jobs.routing import DEFAULT_QUEUE
 from skincare_sqs.client import (
     BATCH_LIMIT,
+    MAX_DELAY,
     STALE_RECEIPT_CODES,
     Sender,
     SqsUnavailable,
@@ -46,9 +47,12 @@ from skincare_sqs.dead_letters import DeadLettering, SqsDeadLetters
 from skincare_sqs.ledger import JobLedger, enqueue_through
 from skincare_sqs.wire import (
     SqsMessage,
+    carried,
     job_attributes,
     receive_count,
     sent_at,
+    snooze_attributes,
+    snooze_due,
     visibility_seconds,
 )
 
@@ -162,7 +166,11 @@ class SqsQueue:
 
     async def retry_many(self, retries: Sequence[Retry]) -> None:
         """Make each message visible again after its delay (whole seconds, at most 12 h), in
-        ChangeMessageVisibilityBatch calls of ten; stale receipts are skipped."""
+        ChangeMessageVisibilityBatch calls of ten; stale receipts are skipped. A snooze is
+        sent again as a new message instead (see `_snooze`)."""
+        for snooze in [r for r in retries if r.snooze]:
+            await self._snooze(snooze)
+        retries = [r for r in retries if not r.snooze]
         for retry in retries:
             self._bodies.pop(retry.message.receipt)
             self._running.pop(retry.message.receipt)
@@ -225,8 +233,55 @@ class SqsQueue:
             self._leases.forget(message.receipt)
         return moved
 
+    async def _snooze(self, retry: Retry) -> None:
+        """Send the job again as a new message due after the snooze, then delete this one.
+
+        SQS counts every receive of a message (ApproximateReceiveCount, and the redrive
+        policy's maxReceiveCount with it): a new message starts at none, and carries the
+        attempts spent before and the snoozes in its attributes, so a snooze spends no attempt
+        and never brings the redrive policy closer. A snooze past SQS's 15-minute delay hops:
+        each receive before its end sends it on again, unrun. Sent before the delete: a failed
+        delete leaves one duplicate delivery, never a lost job."""
+        message = retry.message
+        body = self._bodies.pop(message.receipt) or encode_job(message.job)
+        self._running.pop(message.receipt)
+        if self._leases.is_stale(message.receipt):
+            return
+        due = now() + retry.delay
+        await self._send_on(body, message.job, message.attempts - 1, message.snoozes + 1, due)
+        await self._delete_unfinished(message.receipt)
+        if self._ledger is not None:
+            await self._ledger.retry(message.job.id)
+
+    async def _send_on(self, body: str, job: Job, spent: int, snoozes: int, due: datetime) -> None:
+        wait = max(due - now(), timedelta(0))
+        hop = due if wait > MAX_DELAY else None
+        await call(
+            self._client.send_message,
+            QueueUrl=self._queue_url,
+            MessageBody=body,
+            MessageAttributes=snooze_attributes(job, spent=spent, snoozes=snoozes, due=hop),
+            DelaySeconds=visibility_seconds(min(wait, MAX_DELAY)),
+        )
+
+    async def _delete_unfinished(self, receipt: str) -> None:
+        # Not through Deletes: the job goes on, so its ledger row must not end.
+        await call(self._client.delete_message, QueueUrl=self._queue_url, ReceiptHandle=receipt)
+        self._leases.forget(receipt)
+
+    async def _hop(self, raw: SqsMessage, job: Job) -> bool:
+        """Send a message of a long snooze on, unrun, while its snooze lasts; whether it did."""
+        due = snooze_due(raw)
+        if due is None or due <= now():
+            return False
+        spent, snoozes = carried(raw)
+        await self._send_on(raw["Body"], job, spent, snoozes, due)
+        await self._delete_unfinished(raw["ReceiptHandle"])
+        return True
+
     async def _accept(self, raw: SqsMessage) -> Message | None:
-        receipt, attempts = raw["ReceiptHandle"], receive_count(raw)
+        spent, snoozes = carried(raw)
+        receipt, attempts = raw["ReceiptHandle"], receive_count(raw) + spent
         self._leases.received(raw["MessageId"], receipt)
         try:
             job = decode_job(raw["Body"])
@@ -236,8 +291,10 @@ class SqsQueue:
                 if self._ledger is not None:
                     await self._ledger.count_dead(self.name, 1)
             return None
+        if await self._hop(raw, job):
+            return None
         self._bodies.keep(receipt, raw["Body"])
-        return Message(receipt=receipt, job=job, attempts=attempts, enqueued_at=sent_at(raw))
+        return Message(receipt, job, attempts, enqueued_at=sent_at(raw), snoozes=snoozes)
 
     async def _start(self, messages: builtins.list[Message]) -> builtins.list[Message]:
         # One statement a batch: cancelled jobs are deleted unrun, the others marked running.

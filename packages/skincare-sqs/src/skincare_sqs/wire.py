@@ -74,6 +74,47 @@ def attribute(message: SqsMessage, name: str) -> str | None:
     return None if value is None else value.get("StringValue")
 
 
+# A snoozed job is sent again as a new message (SQS counts every receive of a message, and a
+# snooze must spend none): these carry what the new message's own receive count cannot know.
+SPENT = "skincare_attempts"
+"""Attempts the job spent on earlier messages (a new message's receives add to them)."""
+SNOOZES = "skincare_snoozes"
+"""How often the job snoozed so far."""
+SNOOZE_DUE = "skincare_due"
+"""When a snooze longer than SQS's 15-minute delay ends: the message hops on until then."""
+
+
+def snooze_attributes(job: Job, *, spent: int, snoozes: int, due: datetime | None) -> Attributes:
+    """A snoozed job's attributes: its names, the attempts spent, its snoozes, the end of a
+    long snooze."""
+    counts: Attributes = {
+        SPENT: {"DataType": "Number", "StringValue": str(spent)},
+        SNOOZES: {"DataType": "Number", "StringValue": str(snoozes)},
+    }
+    if due is not None:
+        counts[SNOOZE_DUE] = string(due.isoformat())
+    return job_attributes(job) | counts
+
+
+def carried(message: SqsMessage) -> tuple[int, int]:
+    """(attempts spent on earlier messages, snoozes) a message carries; (0, 0) if none."""
+    return _count(attribute(message, SPENT)), _count(attribute(message, SNOOZES))
+
+
+def snooze_due(message: SqsMessage) -> datetime | None:
+    """When the long snooze a message is part of ends; None if it is no such message."""
+    raw = attribute(message, SNOOZE_DUE)
+    try:
+        due = None if raw is None else datetime.fromisoformat(raw)
+    except ValueError:
+        return None
+    return due if due is not None and due.tzinfo is not None else None
+
+
+def _count(raw: str | None) -> int:
+    return int(raw) if raw is not None and raw.isdecimal() else 0
+
+
 def receive_count(message: SqsMessage) -> int:
     """ApproximateReceiveCount: deliveries so far, this one included."""
     return int(message.get("Attributes", {}).get("ApproximateReceiveCount", "1"))

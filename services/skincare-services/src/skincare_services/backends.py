@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.backend import Backend
-from skincare_core.shop.job_types import SHOP_ROUTES
-from skincare_core.shop.retry_policies import SHOP_RETRY_POLICIES
+from skincare_core.shop.job_types import SHOP_JOBS, SHOP_ROUTES
 from skincare_postgres import PostgresNotifier, create_engine, postgres_backend
 from skincare_services.queue_backends import BackendContext, QueueBackend, queue_backend
 from skincare_services.settings import Settings
@@ -34,7 +33,7 @@ def redrive_receive_count(max_attempts: int) -> int:
     """The maxReceiveCount an SQS queue needs: one more than the most attempts any job type
     gets (the shop's policies, or `max_attempts` for the others), so the worker dead-letters
     each job itself, with its reason, and SQS moves only what a dying worker left."""
-    return max(max_attempts, *(p.attempts for p in SHOP_RETRY_POLICIES.values())) + 1
+    return max(max_attempts, *(p.attempts for p in SHOP_JOBS.retry_policies.values())) + 1
 
 
 def configured_engine(settings: Settings) -> AsyncEngine:

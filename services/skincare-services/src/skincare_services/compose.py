@@ -31,7 +31,6 @@ from skincare_core.jobs.worker import Worker
 from skincare_core.shop.catalogue import ShopService
 from skincare_core.shop.checkout import CheckoutService
 from skincare_core.shop.job_types import SHOP_ROUTES
-from skincare_core.shop.retry_policies import SHOP_RETRY_POLICIES
 from skincare_core.shop.system_clock import SystemClock
 from skincare_core.shop.webhooks import PaymentWebhookService
 from skincare_postgres import PostgresDatabase, PostgresNotifier
@@ -45,7 +44,7 @@ from skincare_services.scheduling import (
 )
 from skincare_services.setting_values import served_queues
 from skincare_services.settings import Settings
-from skincare_services.shop_adapters import shop_router
+from skincare_services.shop_adapters import shop_definitions
 from skincare_services.tracing import job_headers, job_tracer, process_tracing
 
 if TYPE_CHECKING:
@@ -152,7 +151,8 @@ async def worker_process(
         uow = PostgresDatabase(
             engine, routes=SHOP_ROUTES, job_headers=job_headers(tracing), notifier=notifier
         )
-        router = shop_router(settings=settings, uow=uow, tracing=tracing)
+        jobs = shop_definitions(settings=settings, uow=uow, tracing=tracing) + definitions
+        router = Router()
         for job_type, handler in handlers.items():
             router.register(job_type, handler)
         relay = None
@@ -169,8 +169,8 @@ async def worker_process(
             name: _worker(
                 settings=settings,
                 backend=backend,
-                router=_queue_router(settings, backend, router, definitions, name),
-                definitions=definitions,
+                router=_queue_router(settings, backend, router, jobs, name),
+                definitions=jobs,
                 queue=name,
                 metrics=metrics,
                 tracer=job_tracer(tracing),
@@ -235,7 +235,7 @@ def _worker(
         max_attempts=settings.max_attempts,
         # Full jitter for a team's own job types too; the shop's types have their own policies.
         backoff=_jittered_backoff(random.Random()),
-        retry_policies={**SHOP_RETRY_POLICIES, **definitions.retry_policies},
+        retry_policies=definitions.retry_policies,
         job_timeouts=definitions.timeouts,
         visibility_timeout=settings.visibility_timeout,
         shutdown_grace=settings.shutdown_grace,

@@ -1,12 +1,12 @@
-"""The shop's adapters built from settings: the e-mail sender, the invoice store, and the router
-of the shop's job types over them (each traced when the process traces)."""
+"""The shop's adapters built from settings: the e-mail sender, the invoice store, and the shop's
+job types served over them (each traced when the process traces)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from skincare_core.jobs.router import Router
-from skincare_core.shop.handlers import build_router
+from skincare_core.jobs.definitions import Definitions
+from skincare_core.shop.handlers import shop_definitions as served_shop_jobs
 from skincare_core.shop.ports import EmailService, InvoiceStore
 from skincare_core.shop.system_clock import SystemClock
 from skincare_core.shop.unit_of_work import UnitOfWorkFactory
@@ -19,12 +19,12 @@ if TYPE_CHECKING:
     from skincare_otel import Tracing
 
 
-def shop_router(
+def shop_definitions(
     *, settings: Settings, uow: UnitOfWorkFactory, tracing: Tracing | None = None
-) -> Router:
+) -> Definitions:
     """The shop's job types on the configured e-mail sender and invoice store (the daily sales
     summary only with SKINCARE_ADMIN_EMAIL); with `tracing`, each send and render is a span."""
-    return build_router(
+    return served_shop_jobs(
         uow=uow,
         email=traced_email(email_service(settings=settings), tracing),
         renderer=traced_renderer(PdfInvoiceRenderer(), tracing),

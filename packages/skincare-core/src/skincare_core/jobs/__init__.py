@@ -11,7 +11,7 @@ queue that routes it by type (`Router`) and settles it: ack, retry with backoff,
 from skincare_core.jobs.arguments import legacy_digits
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.codec import MAX_JOB_BYTES, decode_job, encode_job
-from skincare_core.jobs.definitions import Definition, Definitions, JobDefinition
+from skincare_core.jobs.definitions import Definition, Definitions, JobDefinition, current_job
 from skincare_core.jobs.envelope import Envelope, OutboxWriter, RoutedOutbox, enqueue
 from skincare_core.jobs.errors import (
     InvalidJob,
@@ -104,6 +104,7 @@ __all__ = [
     "UnknownJobType",
     "Worker",
     "backoff_delay",
+    "current_job",
     "decode_job",
     "encode_job",
     "enqueue",

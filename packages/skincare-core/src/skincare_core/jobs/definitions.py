@@ -45,6 +45,7 @@ import functools
 import inspect
 import typing
 from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextvars import ContextVar
 from datetime import datetime, timedelta
 from typing import Generic, Protocol, TypeGuard, TypeVar
 
@@ -156,8 +157,22 @@ class JobDefinition(Generic[A]):
         return functools.partial(_run_sync, self, typing.cast(SyncHandler[A], handler), threads)
 
 
+_CURRENT: ContextVar[Job] = ContextVar("skincare_current_job")
+
+
+def current_job() -> Job:
+    """The job whose handler is running (its id, type, headers): for a handler that needs
+    more than its arguments, such as an idempotency key. LookupError outside a handler."""
+    return _CURRENT.get()
+
+
 async def _run_async(definition: JobDefinition[A], handler: AsyncHandler[A], job: Job) -> None:
-    await handler(definition.arguments(job))
+    args = definition.arguments(job)
+    token = _CURRENT.set(job)
+    try:
+        await handler(args)
+    finally:
+        _CURRENT.reset(token)
 
 
 async def _run_sync(
@@ -167,8 +182,13 @@ async def _run_sync(
     job: Job,
 ) -> None:
     args = definition.arguments(job)
-    # A thread cannot be cancelled: on a timeout the worker goes on and the thread runs out.
-    await anyio.to_thread.run_sync(handler, args, limiter=threads, abandon_on_cancel=True)
+    token = _CURRENT.set(job)
+    try:
+        # A thread cannot be cancelled: on a timeout the worker goes on and the thread runs
+        # out. The thread runs in a copy of this context: current_job() works there too.
+        await anyio.to_thread.run_sync(handler, args, limiter=threads, abandon_on_cancel=True)
+    finally:
+        _CURRENT.reset(token)
 
 
 class Definition(Protocol):

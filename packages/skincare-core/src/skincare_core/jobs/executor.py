@@ -7,7 +7,7 @@ import time
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 
-from skincare_core.jobs.errors import PermanentJobError, RetryLater
+from skincare_core.jobs.errors import PermanentJobError, RetryLater, Snooze
 from skincare_core.jobs.job import Message, job_fields
 from skincare_core.jobs.metrics import JobMetrics, NoMetrics, Outcome
 from skincare_core.jobs.ports import Burial, Retry, Settlement
@@ -34,6 +34,7 @@ class Executor:
         retry: RetryRule,
         job_timeout: float,
         job_timeouts: Mapping[str, float] | None = None,
+        max_snoozes: int = 25,
         metrics: JobMetrics | None = None,
         tracer: JobTracer | None = None,
     ) -> None:
@@ -42,6 +43,7 @@ class Executor:
         self._retry = retry
         self._job_timeout = job_timeout
         self._job_timeouts = dict(job_timeouts or {})
+        self._max_snoozes = max_snoozes
         self._metrics = metrics or NoMetrics()
         self._tracer = tracer or NoTracer()
 
@@ -89,7 +91,10 @@ class Executor:
         return Retry(message, timedelta(0))
 
     def failed(self, message: Message, exc: Exception) -> Retry | Burial:
-        """Dead-letter a permanent error or the last attempt; otherwise retry after a delay."""
+        """Dead-letter a permanent error or the last attempt; otherwise retry after a delay.
+        A snooze runs again after its delay, no attempt spent, while it is within the bound."""
+        if isinstance(exc, Snooze):
+            return self._snoozed(message, exc)
         error = f"{type(exc).__name__}: {exc}"
         # RetryLater only replaces the delay; it still counts toward the attempts.
         if isinstance(exc, PermanentJobError) or message.attempts >= self._retry.attempts(
@@ -101,6 +106,14 @@ class Executor:
             "job.retry", extra=job_fields(message, delay=delay.total_seconds(), error=error)
         )
         return Retry(message, delay)
+
+    def _snoozed(self, message: Message, snooze: Snooze) -> Retry | Burial:
+        if message.snoozes >= self._max_snoozes:
+            reason = f"Snooze: snoozed {message.snoozes} times, the most a job may ({snooze})"
+            return _burial(message, reason)
+        delay = snooze.delay.total_seconds()
+        logger.info("job.snoozed", extra=job_fields(message, delay=delay, snoozes=message.snoozes))
+        return Retry(message, snooze.delay, snooze=True)
 
     def _crashed(self, message: Message) -> Burial:
         # Every earlier delivery ended without a settlement: the job kills its worker.

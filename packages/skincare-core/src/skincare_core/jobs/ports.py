@@ -61,10 +61,13 @@ class Queue(Protocol):
 
 @frozen
 class Retry:
-    """A failed job to make visible again after `delay`."""
+    """A failed job to make visible again after `delay`. A `snooze` (the handler raised
+    `Snooze`) spends no attempt: the queue takes back the attempt its receive counted and
+    counts a snooze instead (`Message.snoozes` on the next delivery)."""
 
     message: Message
     delay: timedelta
+    snooze: bool = False
 
 
 @frozen

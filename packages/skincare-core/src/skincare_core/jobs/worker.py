@@ -83,7 +83,8 @@ class Worker:
     `definitions` (typed job types, `JobDefinition`) are served beside `router`'s handlers
     (either may be left out, not both), and bring their retry policies and timeouts: a type
     given a policy or timeout both ways is a ValueError. `job_timeouts` are per-type timeouts
-    (else `job_timeout`). Sync handlers run in threads, at most `sync_threads` at a time.
+    (else `job_timeout`). Sync handlers run in threads, at most `sync_threads` at a time. A
+    job may snooze (`Snooze`) `max_snoozes` times; the next snooze dead-letters it.
     """
 
     def __init__(
@@ -105,6 +106,7 @@ class Worker:
         throttle: Throttle | None = None,
         job_timeouts: Mapping[str, timedelta] | None = None,
         sync_threads: int = 8,
+        max_snoozes: int = 25,
     ) -> None:
         if concurrency < 1 or max_attempts < 1 or receive_batch < 1 or sync_threads < 1:
             raise ValueError("concurrency, max_attempts, receive_batch, sync_threads must be >= 1")
@@ -123,6 +125,7 @@ class Worker:
             retry=RetryRule(max_attempts=max_attempts, backoff=backoff, policies=policies),
             job_timeout=job_timeout.total_seconds(),
             job_timeouts={t: d.total_seconds() for t, d in timeouts.items()},
+            max_snoozes=max_snoozes,
             metrics=self._metrics,
             tracer=tracer,
         )

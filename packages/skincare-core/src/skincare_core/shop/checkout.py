@@ -7,9 +7,8 @@ import logging
 import secrets
 from datetime import timedelta
 
-from skincare_core.jobs.job import new_job
 from skincare_core.shop.errors import CartEmpty, DuplicateIdempotencyKey, OutOfStock
-from skincare_core.shop.job_types import EXPIRE_UNPAID_ORDER, SEND_CONFIRMATION_EMAIL
+from skincare_core.shop.job_types import CONFIRMATION_EMAIL, ORDER_EXPIRY, OrderJob
 from skincare_core.shop.models import CartLine, NewOrder, Order, OrderItem
 from skincare_core.shop.ports import Clock
 from skincare_core.shop.unit_of_work import UnitOfWork, UnitOfWorkFactory
@@ -66,9 +65,8 @@ class CheckoutService:
         return order
 
     async def _add_jobs(self, uow: UnitOfWork, order_id: int) -> None:
-        await uow.outbox.add(new_job(SEND_CONFIRMATION_EMAIL, order_id=str(order_id)))
-        expiry = new_job(EXPIRE_UNPAID_ORDER, order_id=str(order_id))
-        await uow.outbox.add(expiry, delay=self._window)
+        await uow.outbox.add(CONFIRMATION_EMAIL.job(OrderJob(order_id)))
+        await uow.outbox.add(ORDER_EXPIRY.job(OrderJob(order_id), delay=self._window))
 
     async def _existing(self, user_id: int, key: str) -> Order | None:
         async with self._uow() as uow:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import logging
 
-from skincare_core.jobs.job import new_job
 from skincare_core.shop.errors import OrderNotFound
-from skincare_core.shop.job_types import PROCESS_PAYMENT
+from skincare_core.shop.job_types import PAYMENT_JOB, PaymentJob
 from skincare_core.shop.models import PaymentEvent
 from skincare_core.shop.unit_of_work import UnitOfWorkFactory
 
@@ -33,6 +32,6 @@ class PaymentWebhookService:
                 raise OrderNotFound(event.order_id)
             is_new = await uow.payments.add_event(event)
             if is_new:
-                await uow.outbox.add(new_job(PROCESS_PAYMENT, event_id=event.event_id))
+                await uow.outbox.add(PAYMENT_JOB.job(PaymentJob(event.event_id)))
         logger.info("payment.received", extra={"event_id": event.event_id, "duplicate": not is_new})
         return is_new

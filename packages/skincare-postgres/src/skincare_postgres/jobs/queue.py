@@ -151,7 +151,11 @@ class PostgresQueue:
         statement that wakes this queue's idle workers."""
         if retries:
             params = _leases([r.message for r in retries])
-            params |= {"delays": [r.delay for r in retries], "channel": self._own_channel}
+            params |= {
+                "delays": [r.delay for r in retries],
+                "snoozes": [int(r.snooze) for r in retries],
+                "channel": self._own_channel,
+            }
             await self._settles.run(sql.RETRY, params)
 
     async def dead_letter_many(self, burials: Sequence[Burial]) -> None:
@@ -199,7 +203,7 @@ class PostgresQueue:
                 continue
             # A first delivery became due when it was enqueued (or its delay ended).
             messages.append(
-                Message(receipt=receipt, job=job, attempts=row.attempts, enqueued_at=row.due_at)
+                Message(receipt, job, row.attempts, enqueued_at=row.due_at, snoozes=row.snoozes)
             )
         if burials:
             await self._bury_unreadable(burials)

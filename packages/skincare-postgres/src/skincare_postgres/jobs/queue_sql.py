@@ -22,6 +22,7 @@ class Claimed(NamedTuple):
     attempts: int
     receipt: str
     due_at: datetime
+    snoozes: int
 
 
 # One statement claims a batch of one queue: SKIP LOCKED lets claimers pass each other; the
@@ -45,7 +46,7 @@ UPDATE jobs SET attempts = attempts + 1, receipt = gen_random_uuid(),
     available_at = now() + %(visibility)s, lease_expires_at = now() + %(visibility)s
 FROM due WHERE jobs.ctid = due.ctid
 RETURNING jobs.id, jobs.body, jobs.attempts, jobs.receipt::text AS receipt,
-    due.available_at AS due_at
+    due.available_at AS due_at, jobs.snoozes
 """
 
 # The earliest due time as the first row along ix_jobs_claim: ordered, so the claim
@@ -80,11 +81,14 @@ WITH settled AS (
     RETURNING jobs.queue)
 {COUNT_DONE}"""
 
-# Each job is visible again after its own delay; the queue's idle workers are woken.
+# Each job is visible again after its own delay; the queue's idle workers are woken. A snooze
+# (l.snooze = 1) gives back the attempt its claim counted and counts a snooze instead.
 RETRY = f"""
 WITH moved AS (
-    UPDATE jobs SET available_at = now() + l.delay, receipt = NULL, lease_expires_at = NULL
-    FROM unnest({_LEASES}, CAST(%(delays)b AS interval[])) AS l(id, receipt, delay)
+    UPDATE jobs SET available_at = now() + l.delay, receipt = NULL, lease_expires_at = NULL,
+        attempts = jobs.attempts - l.snooze, snoozes = jobs.snoozes + l.snooze
+    FROM unnest({_LEASES}, CAST(%(delays)b AS interval[]), CAST(%(snoozes)b AS int[]))
+        AS l(id, receipt, delay, snooze)
     WHERE {_HELD}
     RETURNING 1)
 SELECT pg_notify(%(channel)s, '') WHERE EXISTS (SELECT 1 FROM moved)

@@ -1,7 +1,8 @@
-"""The shop's job handlers, and a router with all of them registered."""
+"""The shop's job handlers, bound to the shop's job definitions (`shop_definitions`)."""
 
 from __future__ import annotations
 
+from skincare_core.jobs.definitions import Definition, Definitions
 from skincare_core.jobs.router import Router
 from skincare_core.shop.handlers.emails import OrderEmailHandler
 from skincare_core.shop.handlers.expiry import OrderExpiryHandler
@@ -9,12 +10,12 @@ from skincare_core.shop.handlers.invoice import InvoiceHandler, invoice_key
 from skincare_core.shop.handlers.payment import PaymentHandler
 from skincare_core.shop.handlers.sales_summary import SalesSummaryHandler
 from skincare_core.shop.job_types import (
-    EXPIRE_UNPAID_ORDER,
-    GENERATE_INVOICE_PDF,
-    PROCESS_PAYMENT,
-    SEND_CONFIRMATION_EMAIL,
-    SEND_DAILY_SALES_SUMMARY,
-    SEND_PAYMENT_RECEIVED_EMAIL,
+    CONFIRMATION_EMAIL,
+    DAILY_SALES_SUMMARY_JOB,
+    INVOICE_PDF,
+    ORDER_EXPIRY,
+    PAYMENT_JOB,
+    PAYMENT_RECEIVED_EMAIL,
 )
 from skincare_core.shop.models import NotificationType
 from skincare_core.shop.ports import Clock, EmailService, InvoiceRenderer, InvoiceStore
@@ -28,7 +29,38 @@ __all__ = [
     "SalesSummaryHandler",
     "build_router",
     "invoice_key",
+    "shop_definitions",
 ]
+
+
+def shop_definitions(
+    *,
+    uow: UnitOfWorkFactory,
+    email: EmailService,
+    renderer: InvoiceRenderer,
+    store: InvoiceStore,
+    clock: Clock,
+    admin_email: str | None = None,
+) -> Definitions:
+    """The shop's job types served by their handlers; the daily sales summary (to
+    `admin_email`) only when there is an admin address."""
+
+    def order_email(kind: NotificationType) -> OrderEmailHandler:
+        return OrderEmailHandler(uow=uow, email=email, clock=clock, kind=kind)
+
+    served: list[Definition] = [
+        CONFIRMATION_EMAIL.with_handler(order_email(NotificationType.ORDER_CONFIRMATION)),
+        PAYMENT_RECEIVED_EMAIL.with_handler(order_email(NotificationType.PAYMENT_RECEIVED)),
+        PAYMENT_JOB.with_handler(PaymentHandler(uow=uow, clock=clock)),
+        ORDER_EXPIRY.with_handler(OrderExpiryHandler(uow=uow)),
+        INVOICE_PDF.with_handler(
+            InvoiceHandler(uow=uow, renderer=renderer, store=store, clock=clock)
+        ),
+    ]
+    if not admin_email:
+        return Definitions(*served)
+    summary = SalesSummaryHandler(uow=uow, email=email, clock=clock, to=admin_email)
+    return Definitions(*served, DAILY_SALES_SUMMARY_JOB.with_handler(summary))
 
 
 def build_router(
@@ -40,21 +72,8 @@ def build_router(
     clock: Clock,
     admin_email: str | None = None,
 ) -> Router:
-    """A router serving the shop's job types; the daily sales summary (to `admin_email`) only
-    when there is an admin address."""
-    router = Router()
-    for job_type, kind in (
-        (SEND_CONFIRMATION_EMAIL, NotificationType.ORDER_CONFIRMATION),
-        (SEND_PAYMENT_RECEIVED_EMAIL, NotificationType.PAYMENT_RECEIVED),
-    ):
-        router.register(job_type, OrderEmailHandler(uow=uow, email=email, clock=clock, kind=kind))
-    router.register(PROCESS_PAYMENT, PaymentHandler(uow=uow, clock=clock))
-    router.register(EXPIRE_UNPAID_ORDER, OrderExpiryHandler(uow=uow))
-    router.register(
-        GENERATE_INVOICE_PDF,
-        InvoiceHandler(uow=uow, renderer=renderer, store=store, clock=clock),
-    )
-    if admin_email:
-        summary = SalesSummaryHandler(uow=uow, email=email, clock=clock, to=admin_email)
-        router.register(SEND_DAILY_SALES_SUMMARY, summary)
-    return router
+    """A router serving the shop's job types (`shop_definitions`), for a caller that runs
+    jobs without a `Worker` of its own (a test); a worker takes the definitions."""
+    return shop_definitions(
+        uow=uow, email=email, renderer=renderer, store=store, clock=clock, admin_email=admin_email
+    ).router()

@@ -16,11 +16,12 @@ import uuid
 from datetime import datetime, timedelta
 from functools import partial
 
+from skincare_core.jobs.definitions import current_job
 from skincare_core.jobs.errors import RetryLater
-from skincare_core.jobs.job import Job
+from skincare_core.log_context import bind_fields
 from skincare_core.shop.errors import AlreadyNotified
-from skincare_core.shop.handlers.payloads import order_id_of
 from skincare_core.shop.handlers.send_claims import OrderSend, SendClaims
+from skincare_core.shop.job_types import OrderJob
 from skincare_core.shop.models import NotificationType, Order, SendClaim, User
 from skincare_core.shop.ports import Clock, EmailService, OrderEmail
 from skincare_core.shop.unit_of_work import UnitOfWork, UnitOfWorkFactory
@@ -51,9 +52,11 @@ class OrderEmailHandler:
         self._kind = kind
         self._claims = SendClaims(uow=uow, clock=clock, lease=lease)
 
-    async def __call__(self, job: Job) -> None:
+    async def __call__(self, args: OrderJob) -> None:
         """Handle one job; raises on a transient failure (RetryLater while another run sends)."""
-        order_id = order_id_of(job)
+        job = current_job()
+        order_id = args.order_id
+        bind_fields(order_id=order_id)
         claim = SendClaim(uuid.uuid4().hex, self._clock.now() + self._claims.lease)
         found = await self._claim(order_id, claim)
         if found is None:

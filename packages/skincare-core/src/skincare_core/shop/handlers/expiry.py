@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 
-from skincare_core.jobs.job import Job
-from skincare_core.shop.handlers.payloads import order_id_of
+from skincare_core.log_context import bind_fields
+from skincare_core.shop.job_types import OrderJob
 from skincare_core.shop.unit_of_work import UnitOfWorkFactory
 
 logger = logging.getLogger(__name__)
@@ -21,9 +21,10 @@ class OrderExpiryHandler:
     def __init__(self, *, uow: UnitOfWorkFactory) -> None:
         self._uow = uow
 
-    async def __call__(self, job: Job) -> None:
+    async def __call__(self, args: OrderJob) -> None:
         """Handle one job."""
-        order_id = order_id_of(job)
+        order_id = args.order_id
+        bind_fields(order_id=order_id)
         async with self._uow() as uow:
             order = await uow.orders.get(order_id, for_update=True)
             if order is None:

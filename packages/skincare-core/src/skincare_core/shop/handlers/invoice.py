@@ -6,8 +6,8 @@ import logging
 
 import anyio
 
-from skincare_core.jobs.job import Job
-from skincare_core.shop.handlers.payloads import order_id_of
+from skincare_core.log_context import bind_fields
+from skincare_core.shop.job_types import OrderJob
 from skincare_core.shop.models import InvoiceRecord, Order, OrderStatus, User
 from skincare_core.shop.ports import Clock, InvoiceData, InvoiceRenderer, InvoiceStore
 from skincare_core.shop.unit_of_work import UnitOfWorkFactory
@@ -36,9 +36,10 @@ class InvoiceHandler:
         self._store = store
         self._clock = clock
 
-    async def __call__(self, job: Job) -> None:
+    async def __call__(self, args: OrderJob) -> None:
         """Handle one job."""
-        order_id = order_id_of(job)
+        order_id = args.order_id
+        bind_fields(order_id=order_id)
         found = await self._read(order_id)
         if found is None:
             return

@@ -5,15 +5,13 @@ from __future__ import annotations
 import logging
 
 from skincare_core.jobs.errors import InvalidJob
-from skincare_core.jobs.job import Job, new_job
 from skincare_core.log_context import bind_fields
 from skincare_core.shop.errors import (
     PaymentAmountMismatch,
     PaymentForExpiredOrder,
     PaymentNotFound,
 )
-from skincare_core.shop.handlers.payloads import event_id_of
-from skincare_core.shop.job_types import GENERATE_INVOICE_PDF, SEND_PAYMENT_RECEIVED_EMAIL
+from skincare_core.shop.job_types import INVOICE_PDF, PAYMENT_RECEIVED_EMAIL, OrderJob, PaymentJob
 from skincare_core.shop.models import OrderStatus, PaymentStatus
 from skincare_core.shop.ports import Clock
 from skincare_core.shop.unit_of_work import UnitOfWorkFactory
@@ -32,9 +30,10 @@ class PaymentHandler:
         self._uow = uow
         self._clock = clock
 
-    async def __call__(self, job: Job) -> None:
+    async def __call__(self, args: PaymentJob) -> None:
         """Handle one job; PaymentNotFound (retried) while the webhook has not committed."""
-        event_id = event_id_of(job)
+        event_id = args.event_id
+        bind_fields(event_id=event_id)
         async with self._uow() as uow:
             payment = await uow.payments.get(event_id, for_update=True)
             if payment is None:
@@ -61,6 +60,6 @@ class PaymentHandler:
             if not await uow.orders.mark_paid(order.id):
                 logger.warning("payment.order_not_pending", extra=fields)
                 return
-            await uow.outbox.add(new_job(SEND_PAYMENT_RECEIVED_EMAIL, order_id=str(order.id)))
-            await uow.outbox.add(new_job(GENERATE_INVOICE_PDF, order_id=str(order.id)))
+            await uow.outbox.add(PAYMENT_RECEIVED_EMAIL.job(OrderJob(order.id)))
+            await uow.outbox.add(INVOICE_PDF.job(OrderJob(order.id)))
         logger.info("payment.applied", extra=fields)

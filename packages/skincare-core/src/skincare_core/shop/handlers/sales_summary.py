@@ -13,12 +13,12 @@ import uuid
 from datetime import timedelta
 from functools import partial
 
+from skincare_core.jobs.definitions import current_job
 from skincare_core.jobs.errors import RetryLater
-from skincare_core.jobs.job import Job
+from skincare_core.log_context import bind_fields
 from skincare_core.shop.handlers.emails import SEND_LEASE
-from skincare_core.shop.handlers.payloads import tick_of
 from skincare_core.shop.handlers.send_claims import ReportSend, SendClaims
-from skincare_core.shop.job_types import SEND_DAILY_SALES_SUMMARY
+from skincare_core.shop.job_types import SEND_DAILY_SALES_SUMMARY, SalesSummaryJob
 from skincare_core.shop.models import DailySales, SendClaim
 from skincare_core.shop.ports import Clock, EmailService, SalesSummaryEmail
 from skincare_core.shop.sales import SHOP_TIMEZONE, SalesDay, day_before
@@ -57,9 +57,11 @@ class SalesSummaryHandler:
         self._language = language
         self._claims = SendClaims(uow=uow, clock=clock, lease=lease)
 
-    async def __call__(self, job: Job) -> None:
+    async def __call__(self, args: SalesSummaryJob) -> None:
         """Handle one job; RetryLater while another run sends the same day's summary."""
-        day = day_before(tick_of(job), self._timezone)
+        job = current_job()
+        bind_fields(tick=args.tick.isoformat())
+        day = day_before(args.tick, self._timezone)
         target = ReportSend(report_key(day))
         claim = SendClaim(uuid.uuid4().hex, self._clock.now() + self._claims.lease)
         sales = await self._claim(target, claim, day)

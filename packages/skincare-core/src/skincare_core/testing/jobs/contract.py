@@ -162,6 +162,34 @@ class DeliveryContract(QueueStatsContract):
         again = await receive_one(subject)
         assert (again.job, again.attempts) == (job, 2)
 
+    async def test_a_snooze_spends_no_attempt_and_counts_a_snooze(
+        self, subject: QueueSubject
+    ) -> None:
+        job = new_job("contract")
+        await enqueue(subject.queue, job)
+        first = await receive_one(subject)
+        assert (first.attempts, first.snoozes) == (1, 0)
+        await subject.queue.retry_many([Retry(first, timedelta(0), snooze=True)])
+        second = await receive_one(subject)
+        assert (second.job, second.attempts, second.snoozes) == (job, 1, 1)
+        await subject.queue.retry_many([Retry(second, timedelta(0), snooze=True)])
+        third = await receive_one(subject)
+        assert (third.attempts, third.snoozes) == (1, 2)
+        # A failure after snoozes spends an attempt as any failure does; the snoozes stay.
+        await subject.queue.retry_many([Retry(third, timedelta(0))])
+        fourth = await receive_one(subject)
+        assert (fourth.attempts, fourth.snoozes) == (2, 2)
+
+    async def test_a_snooze_delay_hides_the_job_until_it_passes(
+        self, subject: QueueSubject
+    ) -> None:
+        await enqueue(subject.queue, new_job("contract"))
+        delay = subject.tick * 2
+        await subject.queue.retry_many([Retry(await receive_one(subject), delay, snooze=True)])
+        await assert_nothing(subject)
+        await sleep_past(delay, subject)
+        assert (await receive_one(subject)).attempts == 1
+
     async def test_nack_delay_hides_the_job_until_it_passes(self, subject: QueueSubject) -> None:
         await enqueue(subject.queue, new_job("contract"))
         delay = subject.tick * 2

@@ -29,6 +29,7 @@ class _Entry:
     job: Job
     seq: int
     attempts: int = 0
+    snoozes: int = 0
     visible_at: float = 0.0
     receipt: str | None = None
     leased: bool = False
@@ -127,7 +128,11 @@ class InMemoryQueue(MemoryDeadLetters):
         """Make each job whose receipt is live visible after its delay (scheduled, not running)."""
         for retry in retries:
             if self._live(retry.message):
-                self._entries[retry.message.job.id].leased = False
+                entry = self._entries[retry.message.job.id]
+                entry.leased = False
+                if retry.snooze:
+                    entry.attempts -= 1
+                    entry.snoozes += 1
                 self._lease(retry.message, retry.delay)
 
     async def dead_letter_many(self, burials: Sequence[Burial]) -> None:
@@ -190,7 +195,9 @@ class InMemoryQueue(MemoryDeadLetters):
             entry.leased = True
             entry.receipt = uuid.uuid4().hex
             entry.visible_at = now + self._visibility
-            messages.append(Message(entry.receipt, entry.job, entry.attempts))
+            messages.append(
+                Message(entry.receipt, entry.job, entry.attempts, snoozes=entry.snoozes)
+            )
         return messages
 
     def _running(self, entry: _Entry) -> bool:
