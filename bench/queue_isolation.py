@@ -1,12 +1,14 @@
 """Queue isolation: how soon a critical job starts while 50,000 bulk jobs are backlogged, with
-named queues (critical and bulk, each with its worker) and with one shared queue.
+named queues (critical and bulk, each with its worker) and with one shared queue; with
+`--priority`, in one shared queue with the critical jobs at priority 1 (most urgent) behind a
+backlog at the default priority 2, beside the same queue without priorities.
 
-Run: `uv run python -m bench.queue_isolation [--quick]`. Uses SKINCARE_BENCH_DATABASE_URL when
-set, otherwise starts an embedded PostgreSQL in a temporary directory. One worker process's
-shape: a critical worker (concurrency 8) and a bulk worker (4) on their own queues, or one worker
-(12) on one queue; a bulk job takes 10 ms (an I/O wait), a critical job none. Critical jobs are
-enqueued one per commit at a steady rate; pickup runs from the enqueue call (its commit
-included) to the handler's start.
+Run: `uv run python -m bench.queue_isolation [--quick] [--priority]`. Uses
+SKINCARE_BENCH_DATABASE_URL when set, otherwise starts an embedded PostgreSQL in a temporary
+directory. One worker process's shape: a critical worker (concurrency 8) and a bulk worker (4)
+on their own queues, or one worker (12) on one queue; a bulk job takes 10 ms (an I/O wait), a
+critical job none. Critical jobs are enqueued one per commit at a steady rate; pickup runs from
+the enqueue call (its commit included) to the handler's start.
 """
 
 from __future__ import annotations
@@ -22,7 +24,17 @@ from attrs import frozen
 from sqlalchemy import text
 
 from bench.embedded import database_url
-from skincare_core.jobs import Backend, Envelope, Job, Router, Worker, enqueue, new_job
+from skincare_core.jobs import (
+    DEFAULT_PRIORITY,
+    MOST_URGENT,
+    Backend,
+    Envelope,
+    Job,
+    Router,
+    Worker,
+    enqueue,
+    new_job,
+)
 from skincare_postgres import create_engine, postgres_backend, upgrade
 
 BULK_WORK = 0.010
@@ -74,8 +86,18 @@ async def _backlog(backend: Backend, queue: str, count: int) -> None:
         await backend.sink.enqueue_many([Envelope(job, queue) for job in jobs])
 
 
-async def run(url: str, load: Load, *, shared: bool) -> Result:
-    """Backlog the bulk jobs, start the workers, enqueue critical jobs for `load.seconds`."""
+LABELS = {
+    "named": "named queues (critical, bulk)",
+    "shared": "one shared queue",
+    "priority": "one shared queue, critical at priority 1",
+}
+
+
+async def run(url: str, load: Load, *, layout: str) -> Result:
+    """Backlog the bulk jobs, start the workers, enqueue critical jobs for `load.seconds`.
+    `layout`: `named`, `shared`, or `priority` (shared, the critical jobs most urgent)."""
+    shared = layout != "named"
+    urgency = MOST_URGENT if layout == "priority" else DEFAULT_PRIORITY
     engine = create_engine(url, pool_size=5)
     critical, bulk = ("default", "default") if shared else ("critical", "bulk")
     started: dict[str, float] = {}
@@ -102,14 +124,13 @@ async def run(url: str, load: Load, *, shared: bool) -> Result:
                     tg.start_soon(worker.run)
                 await anyio.sleep(0.5)  # every worker is listening and the backlog is moving
                 counted_from = bulk_done
-                sent = await _enqueue_critical(backend, critical, load)
+                sent = await _enqueue_critical(backend, critical, load, urgency)
                 await anyio.sleep(0.5)  # the last critical jobs' pickup
                 tg.cancel_scope.cancel()
     finally:
         await engine.dispose()
     pickups = [(started[n] - at) * 1000 for n, at in sent.items() if n in started]
-    label = "one shared queue" if shared else "named queues (critical, bulk)"
-    return Result(label, len(sent), pickups, bulk_done - counted_from, load.seconds + 0.5)
+    return Result(LABELS[layout], len(sent), pickups, bulk_done - counted_from, load.seconds + 0.5)
 
 
 def _workers(backend: Backend, router: Router, *, shared: bool) -> list[Worker]:
@@ -122,13 +143,15 @@ def _workers(backend: Backend, router: Router, *, shared: bool) -> list[Worker]:
     ]
 
 
-async def _enqueue_critical(backend: Backend, queue: str, load: Load) -> dict[str, float]:
+async def _enqueue_critical(
+    backend: Backend, queue: str, load: Load, priority: int
+) -> dict[str, float]:
     sent: dict[str, float] = {}
     start = time.perf_counter()
     for n in range(int(load.rate * load.seconds)):
         await anyio.sleep(max(0.0, start + n / load.rate - time.perf_counter()))
         sent[str(n)] = time.perf_counter()
-        await enqueue(backend.queue(queue), new_job("critical", n=str(n)))
+        await enqueue(backend.queue(queue), new_job("critical", n=str(n)), priority=priority)
     return sent
 
 
@@ -151,23 +174,28 @@ def main() -> None:
     """Parse arguments, run both layouts on one server, print the table and the verdict."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="5,000 jobs backlogged, 3 s")
+    parser.add_argument(
+        "--priority", action="store_true", help="one queue, critical jobs at priority 1"
+    )
     args = parser.parse_args()
+    layouts = ("priority", "shared") if args.priority else ("named", "shared")
     load = Load(5_000, 20.0, 3.0) if args.quick else Load(50_000, 20.0, 20.0)
     print(f"load average before: {os.getloadavg()[0]:.2f}")
     with database_url() as url:
         upgrade(url)
-        results = [anyio.run(_run_one, url, load, shared) for shared in (False, True)]
+        results = [anyio.run(_run_one, url, load, layout) for layout in layouts]
     print(f"load average after: {os.getloadavg()[0]:.2f}\n")
     print(table(results, load))
-    named = sorted(results[0].pickups_ms)
-    if named and len(named) == results[0].sent:
-        p99 = _p99(named)
+    first = sorted(results[0].pickups_ms)
+    if first and len(first) == results[0].sent:
+        p99 = _p99(first)
         verdict = "under" if p99 < TARGET_P99_MS else "NOT under"
-        print(f"\nnamed queues: critical p99 {p99:.1f} ms, {verdict} {TARGET_P99_MS:.0f} ms")
+        label = results[0].label
+        print(f"\n{label}: critical p99 {p99:.1f} ms, {verdict} {TARGET_P99_MS:.0f} ms")
 
 
-async def _run_one(url: str, load: Load, shared: bool) -> Result:
-    return await run(url, load, shared=shared)
+async def _run_one(url: str, load: Load, layout: str) -> Result:
+    return await run(url, load, layout=layout)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
 """Drain against the practical limit: our Worker next to a bare psycopg claim/delete loop.
 
-`uv run --group bench python -m bench.compare.limit [--quick] [--typed]`: 20,000 no-op jobs at
-batch 10 and 50 (our concurrency 2 x batch), 3 runs each, alternating; the ratio ours / bare is
-the share of the database's practical limit the engine reaches. `--typed` adds ours serving a
-typed definition (`JobDefinition`: the payload structured into an attrs class per job) beside
-ours with a plain handler, so the cost of typed decoding is read side by side.
+`uv run --group bench python -m bench.compare.limit [--quick] [--typed] [--history-off]`: 20,000
+no-op jobs at batch 10 and 50 (our concurrency 2 x batch), 3 runs each, alternating; the ratio
+ours / bare is the share of the database's practical limit the engine reaches. `--typed` adds
+ours serving a typed definition (`JobDefinition`: the payload structured into an attrs class per
+job) beside ours with a plain handler, so the cost of typed decoding is read side by side.
+`--history-off` adds ours without the job history beside each, and the ratio of ours with it to
+ours without.
 """
 
 from __future__ import annotations
@@ -31,9 +33,15 @@ RATIOS = tuple(
 )
 
 
-def variants(*, typed: bool = False) -> list[Variant]:
+HISTORY_RATIOS = tuple(
+    Ratio(f"ours b{batch}", f"ours nohist b{batch}", "jobs_per_s") for batch in BATCHES
+)
+
+
+def variants(*, typed: bool = False, history_off: bool = False) -> list[Variant]:
     """The bare loop and ours at each batch; ours runs 2 x batch jobs at once as in drain.
-    With `typed`, ours serving a typed definition too."""
+    With `typed`, ours serving a typed definition too; with `history_off`, ours without the
+    history too."""
     found = []
     for batch in BATCHES:
         found += [
@@ -43,6 +51,9 @@ def variants(*, typed: bool = False) -> list[Variant]:
         if typed:
             options = {"typed": True}
             found.append(Variant(f"typed b{batch}", "ours", batch, 2 * batch, options))
+        if history_off:
+            options = {"history": False}
+            found.append(Variant(f"ours nohist b{batch}", "ours", batch, 2 * batch, options))
     return found
 
 
@@ -63,13 +74,21 @@ def build(args: argparse.Namespace) -> harness.Scenario:
     return harness.Scenario(
         name="limit",
         title=f"Drain {jobs:,} no-op jobs: ours against a bare psycopg loop",
-        variants=harness.available(variants(typed=args.typed)),
+        variants=harness.available(variants(typed=args.typed, history_off=args.history_off)),
         run=run,
         metrics=METRICS,
-        ratios=RATIOS + (TYPED_RATIOS if args.typed else ()),
+        ratios=RATIOS
+        + (TYPED_RATIOS if args.typed else ())
+        + (HISTORY_RATIOS if args.history_off else ()),
         params={"jobs": jobs, "batches": list(BATCHES), "typed": args.typed},
     )
 
 
 if __name__ == "__main__":
-    harness.main(build, {"typed": "also run ours serving a typed definition"})
+    harness.main(
+        build,
+        {
+            "typed": "also run ours serving a typed definition",
+            "history-off": "also run ours with the job history off",
+        },
+    )

@@ -68,7 +68,7 @@ async def _loop(
         "visibility": timedelta(seconds=30),
         "limit": batch,
         "queue": DEFAULT_QUEUE,
-        "floor": None,
+        **jobs_sql.floor_params({}),
     }
     while not stop.is_set():
         rows = await (await conn.execute(jobs_sql.CLAIM, params)).fetchall()

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bench.compare.server import sqlalchemy_url
 from bench.compare.systems import Handler, Payload
 from skincare_core.jobs import Definitions, Envelope, Job, JobDefinition, Router, Worker, new_job
-from skincare_postgres import JOBS_CHANNEL, PostgresQueue, create_engine, upgrade
+from skincare_postgres import JOBS_CHANNEL, PostgresPauses, PostgresQueue, create_engine, upgrade
 
 JOB_TYPE = "noop"
 
@@ -104,6 +104,9 @@ class OursSystem:
             visibility_timeout=timedelta(seconds=30),
             poll_interval=poll,
             channel=JOBS_CHANNEL if notify else SILENT_CHANNEL,
+            # As the worker runs it: watching the pauses (read every half second).
+            pauses=PostgresPauses(self._engine),
+            history=bool(self._options.get("history", True)),
         )
         async with queue:
             yield queue
@@ -116,7 +119,7 @@ class OursSystem:
 @asynccontextmanager
 async def open_system(url: str, options: Mapping[str, Any]) -> AsyncIterator[OursSystem]:
     """Ours on `url`. Options: notify (default True), poll_s (default 1.0), typed (default
-    False: a plain handler)."""
+    False: a plain handler), history (default True: finished jobs kept in job_history)."""
     engine = create_engine(sqlalchemy_url(url))
     system = OursSystem(url, engine, options)
     try:

@@ -1,6 +1,7 @@
 """Every bench program runs in its --quick mode: the bench/compare programs (in the bench
 dependency group) and bench.queue_isolation, bench.bulk_enqueue, bench.held_horizon,
-bench.notify_commit, bench.terminate_storm, bench.checkout_latency and bench.checkout_capacity."""
+bench.notify_commit, bench.terminate_storm, bench.checkout_latency, bench.checkout_capacity,
+bench.history_search, bench.history_soak, bench.pause_claim and bench.ops_page."""
 
 from __future__ import annotations
 
@@ -162,3 +163,39 @@ def test_the_checkout_latency_program_runs_quick_and_prints_every_configuration(
     # 16 clients, 10 queued or 4 inline checkouts each: every one was timed.
     assert [int(row[2]) for row in rows if row[1] == "queued"] == [160, 160]
     assert sum("inline/queued p99" in line for line in done.stdout.splitlines()) == 2
+
+
+@pytest.mark.slow
+def test_the_pause_claim_program_times_every_claim_variant() -> None:
+    done = _run_program("bench.pause_claim", "--quick", "--rows", "2000")
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert len(rows) == 4
+    assert all(row.endswith(" us |") for row in rows), rows
+
+
+@pytest.mark.slow
+def test_the_ops_page_program_times_every_page() -> None:
+    done = _run_program("bench.ops_page", "--quick")
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert [row.split(" | ")[0] for row in rows[2:]] == [
+        "| overview /ops/",
+        "| live part /ops/live",
+        "| search order_id=123",
+        "| a finished job's page",
+    ]
+
+
+def test_the_history_search_program_times_every_search_quick() -> None:
+    done = _run_program("bench.history_search", "--quick", "--queries", "5")
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert [row[0] for row in rows[2:]] == [
+        "| argument (order_id=N)",
+        "| id",
+        "| type, last hour",
+        "| state dead",
+        "| newest 50, no filter",
+    ]
+    assert all(float(row[1]) >= 0 for row in rows[2:]), rows

@@ -10,6 +10,11 @@ import pytest
 
 from tests.browser.chromium import MISSING, browser_outcome
 
+# The live page's test runs the real processes on a fresh database, as the end-to-end tests do.
+from tests.e2e.conftest import database_url, home, shop
+
+__all__ = ["database_url", "home", "shop"]
+
 
 @pytest.fixture(autouse=True)
 def chromium_installed() -> None:

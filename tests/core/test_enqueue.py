@@ -29,6 +29,8 @@ BAD = [
     pytest.param({"not_before": datetime(2026, 12, 1)}, ValueError, "timezone", id="naive-time"),
     pytest.param({"unique_key": ""}, ValueError, "non-empty", id="empty-key"),
     pytest.param({"payload": HUGE}, JobTooLarge, "over the", id="too-large"),
+    pytest.param({"priority": 0}, ValueError, "invalid priority", id="priority-0"),
+    pytest.param({"priority": 5}, ValueError, "invalid priority", id="priority-5"),
 ]
 
 

@@ -89,10 +89,13 @@ class InMemoryQueueMachine(RuleBasedStateMachine):
 
     @rule(limit=st.integers(min_value=1, max_value=4))
     def receive(self, limit: int) -> None:
+        # Earliest due first, then enqueue order (every job here has the default priority).
         visible = sorted(
-            (m.seq, job_id) for job_id, m in self.live.items() if m.visible_at <= self.now
+            (m.visible_at, m.seq, job_id)
+            for job_id, m in self.live.items()
+            if m.visible_at <= self.now
         )
-        expected = [job_id for _, job_id in visible[:limit]]
+        expected = [job_id for _, _, job_id in visible[:limit]]
         messages = self.call(self.queue.receive, limit)
         assert [m.job.id for m in messages] == expected
         for message in messages:

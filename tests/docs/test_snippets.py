@@ -27,6 +27,11 @@ PRINTS = {
         "jobs: ['nightly-recount-20261204T193000Z']\n"
     ),
     "rate limits": "second 1000: 10\nsecond 1000: 4\nsecond 1001: 10\nsecond 1001: 4\n",
+    "priorities": "resend_confirmation first, with 1000 newsletters waiting\n",
+    "concurrency caps": (
+        "running: ['expire_unpaid_order', 'send_confirmation_email', 'send_invoice_email']\n"
+        "after one send: ['send_confirmation_email']\n"
+    ),
     "sync handlers": (
         "done: ['fast']\ndead: TimeoutError: ran longer than the job timeout of 0.1 s\n"
         "the thread ran on: ['fast', 'slow']\n"

@@ -9,6 +9,8 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from skincare_services.local import free_port
 
@@ -34,17 +36,27 @@ def _wait_for_page(url: str, process: subprocess.Popen[bytes]) -> str:
     raise AssertionError("skincare ops did not serve its page")
 
 
-def ops_row(env: dict[str, str], queue: str) -> dict[str, str]:
-    """The counts in `queue`'s row of the page `skincare ops` serves with `env`, by column."""
+@contextmanager
+def ops_server(env: dict[str, str]) -> Iterator[str]:
+    """`skincare ops` serving with `env` (and the ops token `TOKEN`) until the block ends;
+    yields its base URL once it serves its page."""
     port = free_port()
     command = [sys.executable, "-m", "skincare_services.cli.main", "ops", "--port", str(port)]
     full = {**os.environ, **env, "SKINCARE_OPS_TOKEN": TOKEN}
     process = subprocess.Popen(command, env=full)
     try:
-        html = _wait_for_page(f"http://127.0.0.1:{port}/ops/", process)
+        _wait_for_page(f"http://127.0.0.1:{port}/ops/", process)
+        yield f"http://127.0.0.1:{port}"
     finally:
         process.terminate()
         process.wait(10)
+
+
+def ops_row(env: dict[str, str], queue: str) -> dict[str, str]:
+    """The counts in `queue`'s row of the page `skincare ops` serves with `env`, by column."""
+    with ops_server(env) as base:
+        html = _page(f"{base}/ops/")
+    assert html is not None
     row = re.search(rf'<tr class="queue" data-queue="{queue}">(.*?)</tr>', html, re.DOTALL)
     assert row is not None, f"no row for queue {queue}"
     cells = dict(re.findall(r'<td class="(\w+)">([^<]*)</td>', row.group(1)))

@@ -34,7 +34,12 @@ async def shop_sqs_backend(
     try:
         ledger = PostgresJobLedger(engine, window=MAX_DELAY)
         async with sqs_backend(
-            client, urls=urls, ledger=ledger, queues=urls, wait_time_seconds=1
+            client,
+            urls=urls,
+            ledger=ledger,
+            queues=urls,
+            wait_time_seconds=1,
+            history=ledger.history,
         ) as backend:
             yield backend
     finally:

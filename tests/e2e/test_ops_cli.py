@@ -55,10 +55,12 @@ def _assert_ops_commands(env: dict[str, str], dead: Job, age_known: bool) -> Non
     stats = _json(env, "queue", "stats", "--json")
     assert isinstance(stats, dict)
     age = stats.pop("oldest_ready_age_seconds")
+    assert stats.pop("paused") == {"queues": [], "types": []}
     assert stats == {"ready": 2, "scheduled": 0, "leased": 0, "dead": 1}
     assert (age is not None and age >= 0) if age_known else age is None
     bulk = _json(env, "queue", "stats", "--queue", "bulk", "--json")
     assert isinstance(bulk, dict)
+    assert bulk.pop("paused") == {"queues": [], "types": []}
     assert bulk == {**dict.fromkeys(("ready", "scheduled", "leased", "dead"), 0), **_no_age}
     table = _skincare(env, "queue", "stats").stdout.splitlines()
     assert [line.split()[:2] for line in table[:4]] == [

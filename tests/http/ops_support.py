@@ -38,5 +38,14 @@ async def kill(queues: InMemoryQueues, job: Job, error: str, queue: str = "defau
 def ops_app(queues: InMemoryQueues, clock: Clock | None = None) -> Litestar:
     """The ops app over `queues` (named critical, default and bulk), its sign-in limit on
     `clock` (None: the system's)."""
-    ops = OpsService(dead_letters=queues, stats=queues, queue_names=NAMES, outcomes=queues)
+    ops = OpsService(
+        dead_letters=queues,
+        stats=queues,
+        queue_names=NAMES,
+        outcomes=queues,
+        pauses=queues.pauses,
+        actions=queues,
+        history=queues.history,
+        minutes=queues.minutes,
+    )
     return create_ops_app(ops=ops, settings=SETTINGS, clock=clock)

@@ -13,6 +13,7 @@ from typing import cast
 import psycopg
 import pytest
 
+from skincare_core.jobs.priority import PRIORITIES
 from skincare_postgres import PostgresQueue, create_engine, jobs_sql, upgrade
 from skincare_postgres.engine import libpq_conninfo
 
@@ -69,7 +70,8 @@ async def _claim_blocks(admin: _Conn, limit: int) -> tuple[int, int]:
     await admin.execute("SET enable_sort = off")
     await admin.execute("SET plan_cache_mode = force_custom_plan")
     floor = datetime.now(UTC) - timedelta(minutes=1)
-    params = {"queue": "default", "floor": floor, "limit": limit, "visibility": "30 s"}
+    floors = jobs_sql.floor_params(dict.fromkeys(PRIORITIES, floor))
+    params = {"queue": "default", **floors, "limit": limit, "visibility": "30 s"}
     async with admin.transaction(force_rollback=True):
         explain = f"EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {jobs_sql.CLAIM}"
         row = await (await admin.execute(explain, params)).fetchone()

@@ -17,9 +17,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from skincare_core.jobs import enqueue
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Message, new_job
+from skincare_core.jobs.priority import DEFAULT_PRIORITY, LEAST_URGENT, MOST_URGENT, PRIORITIES
 from skincare_postgres import PostgresQueue
 from skincare_postgres.engine import libpq_conninfo
-from skincare_postgres.jobs.claim_floor import ClaimFloor
+from skincare_postgres.jobs.claim_floor import ClaimFloor, PriorityFloors
 
 pytestmark = pytest.mark.anyio
 _FINISHED = 6_000
@@ -35,16 +36,21 @@ async def _held_xmin(engine: AsyncEngine) -> AsyncIterator[None]:
         await conn.rollback()
 
 
-async def _run_through(queue: PostgresQueue, jobs: int) -> None:
+async def _run_through(queue: PostgresQueue, jobs: int, priorities: tuple[int, ...]) -> None:
     for _ in range(0, jobs, 500):
-        await queue.enqueue_many([Envelope(new_job("noop", n=str(n))) for n in range(500)])
+        await queue.enqueue_many(
+            [
+                Envelope(new_job("noop", n=str(n)), priority=priorities[n % len(priorities)])
+                for n in range(500)
+            ]
+        )
         while leased := await queue.receive(100):
             await queue.ack_many(leased)
     assert await queue.receive(10) == []
 
 
-async def _claim_ms(queue: PostgresQueue) -> float:
-    await enqueue(queue, new_job("probe"))
+async def _claim_ms(queue: PostgresQueue, priority: int) -> float:
+    await enqueue(queue, new_job("probe"), priority=priority)
     began = time.perf_counter()
     [message] = await queue.receive(1)
     elapsed = (time.perf_counter() - began) * 1000
@@ -53,15 +59,22 @@ async def _claim_ms(queue: PostgresQueue) -> float:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    ("finished", "probe"),
+    [((DEFAULT_PRIORITY,), DEFAULT_PRIORITY), ((MOST_URGENT, 3), LEAST_URGENT)],
+    ids=["one-priority", "probe-behind-two-priorities"],
+)
 async def test_claims_skip_what_a_held_horizon_keeps_and_a_sweep_reads_it_all(
-    engine: AsyncEngine,
+    engine: AsyncEngine, finished: tuple[int, ...], probe: int
 ) -> None:
+    # The second case: the finished jobs' entries lie in two more urgent priorities' ranges,
+    # which every claim of the probe's priority reads first (each from its own floor).
     async with _held_xmin(engine), PostgresQueue(engine) as queue:
-        await _run_through(queue, _FINISHED)
-        floored = min([await _claim_ms(queue) for _ in range(5)])
+        await _run_through(queue, _FINISHED, finished)
+        floored = min([await _claim_ms(queue, probe) for _ in range(5)])
         # A new queue's first claim is a sweep from the index's start, as every claim was.
         async with PostgresQueue(engine) as fresh:
-            swept = await _claim_ms(fresh)
+            swept = await _claim_ms(fresh, probe)
     assert floored * 4 < swept, (floored, swept)
 
 
@@ -106,3 +119,27 @@ def test_the_floor_is_below_the_last_claims_earliest_due_and_sweeps_follow_failu
         earliest = min(times, default=earliest)
         if times:
             assert floor.floor == min(times) - timedelta(seconds=1)
+
+
+@given(
+    claims=st.lists(
+        st.lists(st.tuples(st.sampled_from(PRIORITIES), st.integers(0, 10_000)), max_size=6),
+        max_size=20,
+    )
+)
+def test_each_prioritys_floor_is_below_the_earliest_due_a_claim_returned_of_it(
+    claims: list[list[tuple[int, int]]],
+) -> None:
+    now = [0.0]
+    floors = PriorityFloors(sweep_every=5.0, slack=timedelta(seconds=1), clock=lambda: now[0])
+    assert set(floors.for_claim().values()) == {None}
+    for claim in claims:
+        now[0] += 1.0
+        before = floors.floors
+        floors.claimed((p, _T0 + timedelta(seconds=s)) for p, s in claim)
+        for priority in PRIORITIES:
+            dues = [_T0 + timedelta(seconds=s) for p, s in claim if p == priority]
+            expected = min(dues) - timedelta(seconds=1) if dues else before[priority]
+            assert floors.floors[priority] == expected
+    floors.failed()
+    assert set(floors.for_claim().values()) == {None}

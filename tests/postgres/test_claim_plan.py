@@ -10,7 +10,8 @@ import psycopg
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from skincare_postgres import PostgresQueue, create_engine, upgrade
+from skincare_core.jobs import MOST_URGENT, enqueue, new_job
+from skincare_postgres import PostgresQueue, create_engine, jobs_sql, upgrade
 from skincare_postgres.engine import libpq_conninfo
 
 pytestmark = pytest.mark.anyio
@@ -72,16 +73,40 @@ async def test_a_queue_claims_through_its_index_past_another_queues_backlog(
         await _fill(admin, _BACKLOG, queue="bulk")
         await _fill(admin, 50, queue="critical")
         await admin.execute("ANALYZE jobs")
-        plan = "\n".join(row[0] for row in await (await admin.execute(_CLAIM_PLAN)).fetchall())
+        plan = await _claim_plan(admin, "critical")
 
         async def claim() -> None:
             assert len(await critical.receive(10)) == 10
 
         fastest = await _claim_seconds(claim)
-    # The claim reads only the critical rows, in due order: no sort, no scan of the bulk ones.
+    # The claim reads only the critical rows, each priority's in due order from its floor: no
+    # sort, no scan of the bulk ones.
+    due = '(priority = "*VALUES*".column1) AND (available_at <= now())'
+    assert f"Index Cond: ((queue = 'critical'::text) AND {due} AND" in plan, plan
     assert "Index Scan using ix_jobs_claim" in plan, plan
-    assert "Index Cond: ((queue = 'critical'::text) AND (available_at <= now()))" in plan, plan
     assert "Sort" not in plan, plan
+    assert fastest < 0.02, fastest
+
+
+async def test_an_urgent_job_is_claimed_through_the_index_behind_a_less_urgent_backlog(
+    engine: AsyncEngine,
+) -> None:
+    async with (
+        await psycopg.AsyncConnection.connect(libpq_conninfo(engine.url), autocommit=True) as admin,
+        PostgresQueue(engine) as queue,
+    ):
+        await _fill(admin, _BACKLOG)
+        await admin.execute("ANALYZE jobs")
+
+        async def claim() -> None:
+            urgent = new_job("urgent")
+            await enqueue(queue, urgent, priority=MOST_URGENT)
+            [message] = await queue.receive(1)
+            assert message.job == urgent
+            await queue.ack_many([message])
+
+        fastest = await _claim_seconds(claim)
+    # Enqueue, claim and ack: the claim's first branch finds it without reading the backlog.
     assert fastest < 0.02, fastest
 
 
@@ -112,7 +137,9 @@ async def test_a_large_claim_walks_the_index_before_the_first_analyze(
     assert fastest < 0.02, fastest
 
 
-_CLAIM_PLAN = """
-EXPLAIN SELECT id FROM jobs WHERE status = 'ready' AND queue = 'critical' AND available_at <= now()
-ORDER BY available_at LIMIT 10 FOR UPDATE SKIP LOCKED
-"""
+async def _claim_plan(conn: psycopg.AsyncConnection[tuple[object, ...]], queue: str) -> str:
+    """The claim statement's plan (not run) for 10 rows of `queue`, from the index's start."""
+    params = {"queue": queue, "limit": 10, "visibility": "30 s", **jobs_sql.floor_params({})}
+    async with conn.transaction(force_rollback=True):
+        rows = await (await conn.execute(f"EXPLAIN {jobs_sql.CLAIM}", params)).fetchall()
+    return "\n".join(str(row[0]) for row in rows)

@@ -13,6 +13,7 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from skincare_core.jobs.ports import QueueCounts
+from skincare_core.testing.jobs.memory_steering import InMemoryPauses
 from skincare_prometheus import PrometheusJobMetrics, QueueDepthCollector, WorkerEndpoint
 
 pytestmark = pytest.mark.anyio
@@ -89,3 +90,20 @@ async def test_healthz_is_503_once_a_loop_is_stale_and_unknown_paths_are_404() -
         response = await client.get("/healthz")
     assert (response.status_code, response.text) == (503, "stale: default\n")
     assert jobs.stale_queues(60) == []
+
+
+async def test_the_paused_queues_and_types_are_gauges() -> None:
+    pauses = InMemoryPauses()
+    await pauses.pause(queue="default")
+    await pauses.pause(job_type="send_confirmation_email")
+    registry = CollectorRegistry()
+    jobs = PrometheusJobMetrics(registry, queues=["default", "bulk"])
+    stats = CountingStats(QueueCounts(0, 0, 0, 0, None))
+    depth = QueueDepthCollector({"default": stats, "bulk": stats}, pauses=pauses)
+    registry.register(depth)
+    endpoint = WorkerEndpoint(registry=registry, jobs=jobs, depth=depth, stale_after=60)
+    async with serving(endpoint) as client:
+        text = (await client.get("/metrics")).text
+    assert 'skincare_queue_paused{queue="default"} 1.0' in text
+    assert 'skincare_queue_paused{queue="bulk"} 0.0' in text
+    assert 'skincare_job_type_paused{type="send_confirmation_email"} 1.0' in text

@@ -122,3 +122,12 @@ async def test_a_teams_definitions_are_served_and_checked_against_the_queues(
     with pytest.raises(ValueError, match="'send_confirmation_email' is defined twice"):
         async with worker_process(settings=settings, definitions=Definitions(shop_type)):
             pass
+
+
+async def test_the_history_gets_a_cleaner_unless_it_is_off(tmp_path: Path) -> None:
+    settings = load_settings(_settings(tmp_path, SKINCARE_HISTORY_DONE_RETENTION="2h"))
+    async with worker_process(settings=settings) as process:
+        assert process.cleaner is not None
+    off = load_settings(_settings(tmp_path, SKINCARE_HISTORY="off"))
+    async with worker_process(settings=off) as process:
+        assert process.cleaner is None

@@ -36,4 +36,5 @@ class TestSqsQueueContract(QueueContract):
                 other=backend.queue("other"),
                 sink=backend.sink,
                 outcomes=backend.outcomes,
+                priorities=False,
             )

@@ -10,6 +10,7 @@ from skincare_postgres.jobs import queue_sql as jobs_sql
 from skincare_postgres.jobs.backend import postgres_backend, postgres_job_ledger
 from skincare_postgres.jobs.dead_letters import PostgresDeadLetters
 from skincare_postgres.jobs.job_ledger import PostgresJobLedger
+from skincare_postgres.jobs.minutes import PostgresMinuteStore
 from skincare_postgres.jobs.notifier import PostgresNotifier
 from skincare_postgres.jobs.outbox_storage import PostgresOutboxStorage
 from skincare_postgres.jobs.outbox_writer import TransactionConnection, enqueue_in_transaction
@@ -19,6 +20,7 @@ from skincare_postgres.jobs.rate_limits import PostgresRateLimiter
 from skincare_postgres.jobs.schedules import PostgresScheduleStore
 from skincare_postgres.jobs.sink import PostgresSink
 from skincare_postgres.jobs.stats import PostgresQueueStats
+from skincare_postgres.jobs.steering import PostgresJobActions, PostgresPauses
 from skincare_postgres.migrations import downgrade, upgrade
 from skincare_postgres.schema import JOBS_CHANNEL, metadata
 from skincare_postgres.shop.unit_of_work import PostgresDatabase, PostgresUnitOfWork
@@ -28,10 +30,13 @@ __all__ = [
     "DatabaseUnavailable",
     "PostgresDatabase",
     "PostgresDeadLetters",
+    "PostgresJobActions",
     "PostgresJobLedger",
     "PostgresJobOutcomes",
+    "PostgresMinuteStore",
     "PostgresNotifier",
     "PostgresOutboxStorage",
+    "PostgresPauses",
     "PostgresQueue",
     "PostgresQueueStats",
     "PostgresRateLimiter",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from typing import LiteralString
+from typing import LiteralString, TypeVar
 
 import anyio
 import psycopg
@@ -14,6 +14,7 @@ from skincare_postgres.errors import DatabaseUnavailable, is_unavailable, unavai
 from skincare_postgres.execution import Params, Row, fetch
 
 Setup = Callable[[psycopg.AsyncConnection[TupleRow]], Awaitable[None]]
+T = TypeVar("T")
 
 
 class DedicatedConnection:
@@ -75,6 +76,20 @@ class DedicatedConnection:
                 return await fetch(conn, sql, params, row)
         except BaseException:
             # A failed or cancelled statement may leave the connection mid-protocol.
+            await self.close()
+            raise
+
+    async def transaction(
+        self, work: Callable[[psycopg.AsyncConnection[TupleRow]], Awaitable[T]]
+    ) -> T:
+        """Run `work` in one transaction on the connection, once: what it returned. A failure
+        closes the connection, as a failed statement does (the transaction rolls back)."""
+        conn = await self.get()
+        try:
+            with unavailable_as_error(), anyio.fail_after(self._deadline):
+                async with conn.transaction():
+                    return await work(conn)
+        except BaseException:
             await self.close()
             raise
 

@@ -24,7 +24,7 @@ from sqlalchemy import (
     func,
     text,
 )
-from sqlalchemy.dialects.postgresql import UUID
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
 from skincare_core.shop.models import NotificationType, OrderStatus, PaymentStatus
 
@@ -226,12 +226,27 @@ jobs = Table(
     Column("queue", Text, nullable=False, server_default="default"),
     # While the job is live (ready, scheduled or running) no other live job has this key.
     Column("unique_key", Text, nullable=True),
+    # Within its queue: 1 is claimed first, 4 last (skincare_core.jobs.priority).
+    Column("priority", SmallInteger, nullable=False, server_default=text("2")),
     # How often a handler asked to run later (Snooze); those runs spent no attempt.
     Column("snoozes", Integer, nullable=False, server_default="0"),
+    # The history's (job_history below): when the current (or last) attempt started, set by the
+    # claim, and the attempts settled before it ({start, end, worker, error} each), appended by
+    # a retry or a dead-letter.
+    Column("started_at", DateTime(timezone=True), nullable=True),
+    Column("attempt_log", JSONB, nullable=True),
     _one_of("status", JOB_STATUSES),
     CheckConstraint("attempts >= 0", name="attempts_not_negative"),
-    # The claim's index: one queue's ready rows in due order, so a claim reads only its queue.
-    Index("ix_jobs_claim", "queue", "available_at", postgresql_where=text("status = 'ready'")),
+    CheckConstraint("priority BETWEEN 1 AND 4", name="priority_in_range"),
+    # The claim's index: one queue's ready rows by priority, each in due order, so a claim
+    # reads only its queue, and each priority's due rows from the claim floor on.
+    Index(
+        "ix_jobs_claim",
+        "queue",
+        "priority",
+        "available_at",
+        postgresql_where=text("status = 'ready'"),
+    ),
     Index("ix_jobs_dead", "dead_at", postgresql_where=text("status = 'dead'")),
     Index(
         "uq_jobs_unique_key",
@@ -278,4 +293,100 @@ job_outcomes = Table(
     Column("done", BigInteger, nullable=False, server_default=text("0")),
     Column("failed", BigInteger, nullable=False, server_default=text("0")),
     PrimaryKeyConstraint("queue", "minute", "slot"),
+)
+
+# A job claimed under a concurrency cap: its cap and the lease it was claimed with. It counts
+# toward the cap while the job's row holds that receipt unexpired (so an ack, a retry, a
+# dead letter or an expired lease frees the slot without a write here); the next claim of the
+# cap deletes the rows that no longer count (jobs/capped_claims.py).
+job_cap_leases = Table(
+    "job_cap_leases",
+    metadata,
+    Column("cap", Text, nullable=False),
+    Column("job_id", Text, nullable=False),
+    Column("receipt", UUID(as_uuid=False), nullable=False),
+    PrimaryKeyConstraint("cap", "job_id"),
+)
+
+# What an operator paused: a named queue (`kind` 'queue') or a job type ('type'), by name. Every
+# worker reads it at most every half second (skincare_core.jobs.steering.PauseWatch); a row
+# stays until it is resumed, through restarts.
+job_pauses = Table(
+    "job_pauses",
+    metadata,
+    Column("kind", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("paused_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    PrimaryKeyConstraint("kind", "name"),
+    _one_of("kind", ("queue", "type")),
+)
+
+HISTORY_STATES = ("done", "dead", "cancelled")
+"""A finished job's end in job_history: acked, dead-lettered or cancelled before it ran."""
+
+# Finished jobs, kept for a retention (done and cancelled: hours, dead: days) and pruned in
+# batches by one process at a time. A row is written by the statement that settles the job (the
+# ack's DELETE, the dead-letter's UPDATE, the cancel's DELETE feed an INSERT ... SELECT), so
+# history costs no round trip, and each index is one more insert per job: the ack path pays for
+# three (id, args, type). A row is one run of a job from its enqueue (or redrive) to its end: a
+# redriven job has a row per run, so `id` is not unique. Its last attempt is in the columns
+# (`started_at`, `worker`, `finished_at`, `last_error`), the ones before it in `attempt_log`
+# (a JSON array of {start, end, worker, error}; NULL when there were none).
+job_history = Table(
+    "job_history",
+    metadata,
+    Column("id", Text, nullable=False),
+    Column("type", Text, nullable=False),
+    Column("queue", Text, nullable=False),
+    Column("state", Text, nullable=False),
+    Column("args", JSONB, nullable=False),
+    Column("enqueued_at", DateTime(timezone=True), nullable=True),
+    Column("started_at", DateTime(timezone=True), nullable=True),
+    Column("finished_at", DateTime(timezone=True), nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("worker", Text, nullable=True),
+    Column("attempt_log", JSONB, nullable=True),
+    Column("last_error", Text, nullable=True),
+    Column("request_id", Text, nullable=True),
+    Column("trace_id", Text, nullable=True),
+    _one_of("state", HISTORY_STATES),
+    Index("ix_job_history_id", "id"),
+    # Argument search: `args @> '{"order_id": "123"}'`.
+    Index(
+        "ix_job_history_args",
+        "args",
+        postgresql_using="gin",
+        postgresql_ops={"args": "jsonb_path_ops"},
+    ),
+    # A type's jobs by time; over every type, one walk per type (few): the cleaner's and a
+    # search's without a type.
+    Index("ix_job_history_type_finished_at", "type", "finished_at"),
+    # Dead and cancelled jobs by time (their own retention and searches); a done job, the
+    # common end, is not in it.
+    Index(
+        "ix_job_history_failed_finished_at",
+        "finished_at",
+        postgresql_where=text("state <> 'done'"),
+    ),
+)
+
+# Per named queue, job type and minute: jobs done, retried and failed, and histograms of their run
+# times and pickup latencies (skincare_core.jobs.minutes.BOUNDS_MS). Each worker process writes
+# its own counts every few seconds into its own `slot` (of its backend pid), off the settle path,
+# so no two processes wait on one row; the ops page sums the last hour. Rows older than two
+# hours are pruned by the writers.
+job_minutes = Table(
+    "job_minutes",
+    metadata,
+    Column("queue", Text, nullable=False),
+    Column("type", Text, nullable=False),
+    Column("minute", DateTime(timezone=True), nullable=False),
+    Column("slot", SmallInteger, nullable=False),
+    Column("done", BigInteger, nullable=False, server_default=text("0")),
+    Column("retried", BigInteger, nullable=False, server_default=text("0")),
+    Column("failed", BigInteger, nullable=False, server_default=text("0")),
+    Column("durations", ARRAY(BigInteger), nullable=False),
+    Column("pickups", ARRAY(BigInteger), nullable=False),
+    PrimaryKeyConstraint("queue", "type", "minute", "slot"),
+    Index("ix_job_minutes_minute", "minute"),
 )

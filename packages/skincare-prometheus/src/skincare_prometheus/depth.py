@@ -11,14 +11,16 @@ from prometheus_client.metrics_core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from skincare_core.jobs.ports import QueueCounts, QueueStats
+from skincare_core.jobs.steering import Paused, Pauses
 
 logger = logging.getLogger(__name__)
 _STATES = ("ready", "scheduled", "leased", "dead")
 
 
 class QueueDepthCollector(Collector):
-    """Per queue: ready, scheduled, leased and dead jobs and the oldest ready job's age; and
-    with an outbox (SQS), its backlog and oldest row's age.
+    """Per queue: ready, scheduled, leased and dead jobs and the oldest ready job's age, and
+    with `pauses` whether it is paused (and each paused job type); with an outbox (SQS), its
+    backlog and oldest row's age.
 
     prometheus-client calls `collect` synchronously; the server awaits `refresh` first, which
     queries only when the cached counts are older than `max_age`, so ten scrapes in a row cost
@@ -30,10 +32,13 @@ class QueueDepthCollector(Collector):
         queues: Mapping[str, QueueStats],
         *,
         outbox: QueueStats | None = None,
+        pauses: Pauses | None = None,
         max_age: float = 5.0,
     ) -> None:
         self._queues = dict(queues)
         self._outbox = outbox
+        self._pauses = pauses
+        self._paused: Paused | None = None
         self._max_age = max_age
         self._counts: dict[str, QueueCounts] = {}
         self._outbox_counts: QueueCounts | None = None
@@ -47,6 +52,7 @@ class QueueDepthCollector(Collector):
                 return
             self._counts = {name: c for name, s in self._queues.items() if (c := await _read(s))}
             self._outbox_counts = None if self._outbox is None else await _read(self._outbox)
+            self._paused = None if self._pauses is None else await _read_pauses(self._pauses)
             self._at = time.monotonic()
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
@@ -66,7 +72,27 @@ class QueueDepthCollector(Collector):
                 oldest.add_metric([name], counts.oldest_ready_age.total_seconds())
         yield depth
         yield oldest
+        yield from self._paused_families()
         yield from self._outbox_families()
+
+    def _paused_families(self) -> Iterator[GaugeMetricFamily]:
+        paused = self._paused
+        if paused is None:
+            return
+        queues = GaugeMetricFamily(
+            "skincare_queue_paused",
+            "1 while a named queue is paused (its jobs wait), else 0.",
+            labels=["queue"],
+        )
+        for name in sorted({*self._queues, *paused.queues}):
+            queues.add_metric([name], 1.0 if name in paused.queues else 0.0)
+        types = GaugeMetricFamily(
+            "skincare_job_type_paused", "1 for each paused job type.", labels=["type"]
+        )
+        for name in sorted(paused.types):
+            types.add_metric([name], 1.0)
+        yield queues
+        yield types
 
     def _outbox_families(self) -> Iterator[GaugeMetricFamily]:
         counts = self._outbox_counts
@@ -88,6 +114,14 @@ class QueueDepthCollector(Collector):
             "How long the oldest due outbox row has waited for the relay.",
             value=0.0 if age is None else age.total_seconds(),
         )
+
+
+async def _read_pauses(pauses: Pauses) -> Paused | None:
+    try:
+        return await pauses.paused()
+    except Exception as exc:
+        logger.error("metrics.pauses_failed", extra={"error": repr(exc)})
+        return None
 
 
 async def _read(stats: QueueStats) -> QueueCounts | None:

@@ -7,10 +7,15 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
 from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.caps import NO_CAPS, ConcurrencyCaps
+from skincare_core.jobs.errors import CapsUnsupported
+from skincare_core.jobs.history import JobHistory
+from skincare_core.jobs.minutes import MinuteStore
 from skincare_core.jobs.ports import RateLimiter, ScheduleStore
+from skincare_core.jobs.steering import Pauses
 from skincare_sqs.client import Sender
 from skincare_sqs.dead_letters import EveryDeadLetter
-from skincare_sqs.ledger import JobLedger, RelayedOutbox, SqsSink
+from skincare_sqs.ledger import JobLedger, RelayedOutbox, SqsJobActions, SqsSink
 from skincare_sqs.provisioning import QueueUrls
 from skincare_sqs.queue import SqsQueue
 from skincare_sqs.stats import SqsQueueStats
@@ -29,6 +34,10 @@ async def sqs_backend(
     wait_time_seconds: int = 20,
     schedules: ScheduleStore | None = None,
     rate_limiter: RateLimiter | None = None,
+    caps: ConcurrencyCaps = NO_CAPS,
+    pauses: Pauses | None = None,
+    minutes: MinuteStore | None = None,
+    history: JobHistory | None = None,
 ) -> AsyncIterator[Backend]:
     """A `SqsQueue` per named queue in `queues`; the dead letters, sink and stats of every named
     queue in `urls` (the SQS queue and DLQ of each, see `ensure_queues`).
@@ -40,10 +49,22 @@ async def sqs_backend(
     boto3 client is the caller's; nothing here needs closing.
     A queue of `queues` missing from `urls` is a ValueError.
 
-    SQS keeps neither periodic schedules nor rate windows: `schedules` and `rate_limiter` come
-    from the ledger's database (`skincare_postgres.PostgresScheduleStore` writes a tick's job as
-    a ledger row, which the relay sends like any other), or stay None when there are none.
+    SQS keeps neither periodic schedules nor rate windows nor a history: `schedules`,
+    `rate_limiter` and `history` come from the ledger's database
+    (`skincare_postgres.PostgresScheduleStore` writes a tick's job as a ledger row, which the
+    relay sends like any other; `PostgresJobLedger.history` reads the timelines the ledger
+    keeps), or stay None when there are none.
+
+    Concurrency caps are not enforced on SQS: any `caps` is `CapsUnsupported` (a priority other
+    than the default is `PriorityUnsupported` at enqueue).
+
+    Nor does SQS keep pauses: `pauses` (`skincare_postgres.PostgresPauses`, in the ledger's
+    database) stop each queue's receives, and the ledger holds a paused job unsent. The
+    backend's `actions` run or cancel a job through its ledger row. `minutes` (in the same
+    database) keeps the workers' per-minute counts of each job type.
     """
+    if caps:
+        raise CapsUnsupported("sqs")
     missing = sorted(set(queues) - set(urls))
     if missing:
         raise ValueError(f"no SQS queue for the named queue(s) {', '.join(missing)}")
@@ -55,19 +76,25 @@ async def sqs_backend(
             wait_time_seconds=wait_time_seconds,
             name=name,
             ledger=ledger,
+            pauses=pauses,
         )
         for name, pair in urls.items()
     }
+    dead_letters = EveryDeadLetter({n: q.dead_letters for n, q in every.items()})
     outbox = RelayedOutbox(ledger)
     senders = {name: Sender(client, pair.queue_url) for name, pair in urls.items()}
     pairs = {name: (pair.queue_url, pair.dlq_url) for name, pair in urls.items()}
     yield Backend(
         queues={name: every[name] for name in queues},
-        dead_letters=EveryDeadLetter({n: q.dead_letters for n, q in every.items()}),
+        dead_letters=dead_letters,
         sink=SqsSink(senders, ledger=ledger, outbox=outbox),
         outbox=outbox,
         stats=SqsQueueStats(client, pairs),
         schedules=schedules,
         rate_limiter=rate_limiter,
         outcomes=ledger,
+        pauses=pauses,
+        actions=SqsJobActions(ledger, dead_letters),
+        minutes=minutes,
+        history=history,
     )

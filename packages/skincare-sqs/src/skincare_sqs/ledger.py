@@ -12,7 +12,9 @@ outbox (skincare-postgres implements this as `PostgresJobLedger`):
 - cancel deletes an unsent row, or turns a sent (not running) one into a tombstone;
 - a job's end (acked: done; dead-lettered: failed) is counted per named queue and minute in the
   statement that drops its row, and read back as the backend's `JobOutcomes`; a received body
-  that is no job (no row) is counted failed when it is moved to the DLQ.
+  that is no job (no row) is counted failed when it is moved to the DLQ;
+- where the ledger keeps a history, each retry notes its attempt's error and each end writes
+  the job's timeline (the backend's `JobHistory` reads it).
 
 It is a port of this adapter, not of the engine: only the SQS backend needs it.
 
@@ -30,10 +32,14 @@ from typing import Protocol
 
 import anyio
 
+from skincare_core.jobs.codec import decode_job
 from skincare_core.jobs.envelope import Envelope, due_at
+from skincare_core.jobs.errors import InvalidJob
+from skincare_core.jobs.job import Job, Message
 from skincare_core.jobs.outcomes import JobOutcomes
-from skincare_core.jobs.ports import OutboxStorage
-from skincare_sqs.client import Sender, due_beyond_delay, now
+from skincare_core.jobs.ports import DeadLetters, OutboxStorage
+from skincare_core.jobs.steering import JobState, JobView
+from skincare_sqs.client import Sender, due_beyond_delay, now, refuse_priorities
 
 
 class JobLedger(OutboxStorage, JobOutcomes, Protocol):
@@ -51,12 +57,15 @@ class JobLedger(OutboxStorage, JobOutcomes, Protocol):
     async def start(self, job_ids: Sequence[str]) -> set[str]:
         """Received jobs are running; returns the cancelled ones (to ack unrun)."""
 
-    async def retry(self, job_id: str) -> None:
-        """A received job waits in SQS again (a retry)."""
+    async def retry(self, job_id: str, *, error: str | None = None) -> None:
+        """A received job waits in SQS again (a retry): its attempt failed with `error`."""
 
-    async def finish(self, job_ids: Sequence[str], *, queue: str, failed: bool) -> None:
-        """These jobs of `queue` were acked (or, `failed`, went dead): their rows and keys go,
-        and they count as done (or failed) in one statement."""
+    async def finish(
+        self, ended: Sequence[Message], *, queue: str, reasons: Sequence[str] | None = None
+    ) -> None:
+        """These received jobs of `queue` were acked (or, with their `reasons`, went dead):
+        their rows and keys go, they count as done (or failed), and the history (where kept)
+        records their ends with their deliveries, in one statement."""
 
     async def count_dead(self, queue: str, count: int) -> None:
         """`count` messages of `queue` that were no job (no row) went to the DLQ: counted
@@ -67,6 +76,44 @@ class JobLedger(OutboxStorage, JobOutcomes, Protocol):
 
     async def resent(self, jobs: Sequence[tuple[str, str, str]]) -> None:
         """These (id, type, queue) jobs were sent back from the dead letters, without keys."""
+
+    async def find(self, job_id: str) -> LedgerEntry | None:
+        """The live job's row (waiting, sent or running); None when there is none."""
+
+    async def run_now(self, job_id: str) -> bool:
+        """Make an unsent job due later due now (the relay sends it); whether it was one."""
+
+    async def park(self, jobs: Sequence[tuple[str, str]]) -> set[str]:
+        """These received (id, body) jobs of a paused queue or type wait unsent again, and the
+        relay sends them once resumed; the ids that had a row."""
+
+
+class LedgerEntry(Protocol):
+    """A live job's ledger row as an operator sees it; `body` is '' once the job was sent."""
+
+    @property
+    def id(self) -> str:
+        """The job's id."""
+
+    @property
+    def type(self) -> str:
+        """The job's type."""
+
+    @property
+    def body(self) -> str:
+        """The encoded job while it waits unsent; '' after."""
+
+    @property
+    def queue(self) -> str:
+        """The named queue."""
+
+    @property
+    def due_at(self) -> datetime:
+        """When it is (or was) due."""
+
+    @property
+    def state(self) -> JobState:
+        """Where it stands (`queued` once in SQS)."""
 
 
 async def enqueue_through(ledger: JobLedger, sender: Sender, envelope: Envelope) -> bool:
@@ -136,7 +183,8 @@ class SqsSink:
 
     async def enqueue_many(self, envelopes: Sequence[Envelope]) -> int:
         """Each envelope to its queue; how many were added. A queue without an SQS queue is a
-        ValueError before anything is sent."""
+        ValueError before anything is sent; so is a priority (PriorityUnsupported)."""
+        refuse_priorities(envelopes)
         for envelope in envelopes:
             self._sender(envelope.queue)
         relayed = [e for e in envelopes if self._outbox.claimed(e.job.id)]
@@ -155,3 +203,43 @@ class SqsSink:
         except KeyError:
             known = ", ".join(self._senders)
             raise ValueError(f"no SQS queue for the named queue {queue!r} (has: {known})") from None
+
+
+class SqsJobActions:
+    """JobActions through the ledger: a job not sent yet runs now (the relay sends it at once)
+    or is cancelled (its row goes); one already in SQS can only be cancelled (a tombstone its
+    worker acks unrun), as SQS cannot move a message's delay. A dead job is found in the DLQs.
+    """
+
+    def __init__(self, ledger: JobLedger, dead_letters: DeadLetters) -> None:
+        self._ledger = ledger
+        self._dead = dead_letters
+
+    async def find(self, job_id: str) -> JobView | None:
+        """The job as its ledger row (or its dead letter) has it; a sent job's payload is no
+        longer kept (its view holds the id and type only)."""
+        row = await self._ledger.find(job_id)
+        if row is None:
+            dead = await self._dead.get(job_id)
+            if dead is None:
+                return None
+            return JobView(dead.job, dead.queue, "dead", dead.attempts, None)
+        return JobView(_job_of(row), row.queue, row.state, 0, row.due_at)
+
+    async def run_now(self, job_id: str) -> bool:
+        """Make an unsent job due now; False for one in SQS already (or none)."""
+        return await self._ledger.run_now(job_id)
+
+    async def cancel(self, job_id: str) -> bool:
+        """Cancel the job if it waits, sent or not; a running one is left to finish."""
+        row = await self._ledger.find(job_id)
+        return row is not None and await self._ledger.cancel(job_id, row.queue)
+
+
+def _job_of(row: LedgerEntry) -> Job:
+    if row.body:
+        try:
+            return decode_job(row.body)
+        except InvalidJob:
+            pass
+    return Job(id=row.id, type=row.type)

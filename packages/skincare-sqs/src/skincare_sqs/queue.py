@@ -34,6 +34,7 @@ from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import Job, Message
 from skincare_core.jobs.ports import Burial, Retry
 from skincare_core.jobs.routing import DEFAULT_QUEUE
+from skincare_core.jobs.steering import WATCH_EVERY, Pauses, PauseWatch
 from skincare_sqs.client import (
     BATCH_LIMIT,
     MAX_DELAY,
@@ -42,6 +43,7 @@ from skincare_sqs.client import (
     SqsUnavailable,
     call,
     now,
+    refuse_priorities,
 )
 from skincare_sqs.dead_letters import DeadLettering, SqsDeadLetters
 from skincare_sqs.ledger import JobLedger, enqueue_through
@@ -85,6 +87,7 @@ class SqsQueue:
         dead_letter_hold: timedelta = timedelta(seconds=5),
         name: str = DEFAULT_QUEUE,
         ledger: JobLedger | None = None,
+        pauses: Pauses | None = None,
     ) -> None:
         _check_long_poll(client, wait_time_seconds)
         self.name = name
@@ -95,8 +98,9 @@ class SqsQueue:
         self._wait = wait_time_seconds
         self._hold = visibility_seconds(dead_letter_hold)
         self._leases = Leases()
+        self._pauses = None if pauses is None else PauseWatch(pauses)
         self._bodies = Kept[str]()  # receipt -> body as received
-        self._running = Kept[str]()  # receipt -> id of a job the ledger marked running
+        self._running = Kept[Message]()  # receipt -> a job the ledger marked running
         self._dead_lettering = DeadLettering(client, queue_url=queue_url, dlq_url=dlq_url)
         self._deletes = Deletes(
             client, queue_url=queue_url, queue=name, running=self._running, ledger=ledger
@@ -117,6 +121,7 @@ class SqsQueue:
         minutes from now waits in the ledger's outbox until the relay sends it. Without one: a
         delay of at most 15 minutes (DelaySeconds) and no key (ValueError before any request).
         """
+        refuse_priorities([envelope])
         if self._ledger is not None:
             return await enqueue_through(self._ledger, self._sender, envelope)
         if envelope.unique_key is not None:
@@ -139,11 +144,20 @@ class SqsQueue:
     async def enqueue_many(self, envelopes: Sequence[Envelope]) -> int:
         """Send in SendMessageBatch calls of ten, each due time as DelaySeconds (capped at 15
         minutes). No ledger is consulted: this sends rows the relay claimed, whose keys the
-        ledger already checked. Returns how many were sent."""
+        ledger already checked. Returns how many were sent. A priority is PriorityUnsupported."""
+        refuse_priorities(envelopes)
         return await self._sender.send_many(envelopes)
 
     async def receive(self, max_messages: int = 1) -> builtins.list[Message]:
-        """Long-poll up to min(max_messages, 10); bodies that are not jobs go to the DLQ."""
+        """Long-poll up to min(max_messages, 10); bodies that are not jobs go to the DLQ.
+
+        While this queue is paused nothing is received. A job received when its queue or type
+        is paused (the pause came during the long poll) goes back to the ledger's outbox,
+        deleted from SQS, and the relay sends it again once resumed: a held message never
+        counts receives towards its redrive policy."""
+        if self._pauses is not None and self.name in (await self._pauses.current()).queues:
+            await anyio.sleep(min(self._wait, WATCH_EVERY))
+            return []
         response = await call(
             self._client.receive_message,
             QueueUrl=self._queue_url,
@@ -153,7 +167,32 @@ class SqsQueue:
             MessageAttributeNames=["All"],
         )
         accepted = [await self._accept(raw) for raw in response.get("Messages", [])]
-        return await self._start([message for message in accepted if message is not None])
+        started = await self._start([message for message in accepted if message is not None])
+        return await self._without_paused(started)
+
+    async def _without_paused(self, messages: builtins.list[Message]) -> builtins.list[Message]:
+        if self._pauses is None or not messages:
+            return messages
+        paused = await self._pauses.current()
+        held = [m for m in messages if paused.holds(self.name, m.job.type)]
+        if held:
+            await self._park(held)
+        return [m for m in messages if not paused.holds(self.name, m.job.type)]
+
+    async def _park(self, held: builtins.list[Message]) -> None:
+        jobs = []
+        for message in held:
+            self._running.pop(message.receipt)
+            body = self._bodies.pop(message.receipt) or encode_job(message.job)
+            jobs.append((message.job.id, body))
+        parked = set() if self._ledger is None else await self._ledger.park(jobs)
+        gone = [m.receipt for m in held if m.job.id in parked]
+        await self._deletes(gone)
+        for receipt in gone:
+            self._leases.forget(receipt)
+        # No row to wait in (no ledger, or a message sent around it): hidden for a while.
+        kept = [(m.receipt, self._hold) for m in held if m.job.id not in parked]
+        (await change_visibility(self._client, self._queue_url, kept)).raise_failure()
 
     async def ack_many(self, messages: Sequence[Message]) -> None:
         """Delete the messages in DeleteMessageBatch calls of ten (stale receipts skipped)."""
@@ -180,7 +219,7 @@ class SqsQueue:
         if self._ledger is not None:
             for retry in live:
                 if retry.message.receipt in answer.changed:
-                    await self._ledger.retry(retry.message.job.id)
+                    await self._ledger.retry(retry.message.job.id, error=retry.error)
         answer.raise_failure()
 
     async def extend_many(self, messages: Sequence[Message], visibility: timedelta) -> None:
@@ -203,15 +242,17 @@ class SqsQueue:
         gone = {b.message.receipt for b in burials} - {b.message.receipt for b in live}
         for receipt in gone | held.stale:
             self._bodies.pop(receipt)
-        dead, errors = [], []
+        dead: builtins.list[Burial] = []
+        errors = []
         for burial in [b for b in live if b.message.receipt in held.changed]:
             try:
                 if await self._bury(burial):
-                    dead.append(burial.message.job.id)
+                    dead.append(burial)
             except SqsUnavailable as exc:
                 errors.append(exc)
         if dead and self._ledger is not None:
-            await self._ledger.finish(dead, queue=self.name, failed=True)
+            messages, reasons = [b.message for b in dead], [b.reason for b in dead]
+            await self._ledger.finish(messages, queue=self.name, reasons=reasons)
         held.raise_failure(*errors)
 
     async def _bury(self, burial: Burial) -> bool:
@@ -307,7 +348,7 @@ class SqsQueue:
         await self._deletes(unrun)
         for message in messages:
             if message.job.id not in cancelled:
-                self._running.keep(message.receipt, message.job.id)
+                self._running.keep(message.receipt, message)
         return [m for m in messages if m.job.id not in cancelled]
 
 
@@ -417,13 +458,13 @@ class Deletes:
         *,
         queue_url: str,
         queue: str,
-        running: Kept[str],
+        running: Kept[Message],
         ledger: JobLedger | None,
     ) -> None:
         self._client = client
         self._queue_url = queue_url
         self._queue = queue
-        self._running = running  # receipt -> id of a job the ledger marked running
+        self._running = running  # receipt -> a job the ledger marked running
         self._ledger = ledger
 
     async def __call__(self, receipts: Sequence[str]) -> None:
@@ -451,9 +492,9 @@ class Deletes:
         for receipt in sorted_out.stale:
             self._running.pop(receipt)
         done = [self._running.pop(receipt) for receipt in sorted_out.deleted]
-        finished = [job_id for job_id in done if job_id is not None]
+        finished = [message for message in done if message is not None]
         if self._ledger is not None and finished:
-            await self._ledger.finish(finished, queue=self._queue, failed=False)
+            await self._ledger.finish(finished, queue=self._queue)
         if refusals := _refusals(result.get("Failed", [])):
             raise SqsUnavailable("DeleteMessageBatch", refusals[0])
 

@@ -16,9 +16,12 @@ from typing import TYPE_CHECKING
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.caps import NO_CAPS
+from skincare_core.jobs.errors import CapsUnsupported
 from skincare_core.shop.job_types import SHOP_JOBS, SHOP_ROUTES
 from skincare_postgres import PostgresNotifier, create_engine, postgres_backend
 from skincare_services.queue_backends import BackendContext, QueueBackend, queue_backend
+from skincare_services.scheduling import NotSupportedHere
 from skincare_services.settings import Settings
 
 if TYPE_CHECKING:
@@ -86,6 +89,8 @@ def _postgres(context: BackendContext) -> AbstractAsyncContextManager[Backend]:
         queues=context.queues,
         visibility_timeout=context.visibility_timeout,
         notifier=context.notifier,
+        caps=context.settings.concurrency_caps,
+        history=context.settings.history == "on",
     )
 
 
@@ -93,13 +98,22 @@ def _postgres(context: BackendContext) -> AbstractAsyncContextManager[Backend]:
 async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
     import anyio
 
-    from skincare_postgres import PostgresRateLimiter, PostgresScheduleStore, postgres_job_ledger
+    from skincare_postgres import (
+        PostgresMinuteStore,
+        PostgresPauses,
+        PostgresRateLimiter,
+        PostgresScheduleStore,
+        postgres_job_ledger,
+    )
     from skincare_services.aws import SQS_LONG_POLL_SECONDS, aws_client
     from skincare_sqs import MAX_DELAY, queue_urls, sqs_backend
 
     engine, prefix = context.engine, context.settings.sqs_queue_prefix
     async with AsyncExitStack() as stack:
-        ledger = await stack.enter_async_context(postgres_job_ledger(engine, window=MAX_DELAY))
+        keeping = context.settings.history == "on"
+        ledger = await stack.enter_async_context(
+            postgres_job_ledger(engine, window=MAX_DELAY, history=keeping)
+        )
         client = aws_client("sqs")
         stack.callback(client.close)
         urls = await anyio.to_thread.run_sync(
@@ -108,7 +122,8 @@ async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
         await anyio.to_thread.run_sync(
             lambda: warn_short_redrive(client, urls, context.queues, context.max_receives)
         )
-        # Schedules and rate windows live in the ledger's database, shared by every process.
+        # Schedules, rate windows and pauses live in the ledger's database, shared by every
+        # process.
         backend = sqs_backend(
             client,
             urls=urls,
@@ -117,8 +132,17 @@ async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
             wait_time_seconds=SQS_LONG_POLL_SECONDS,
             schedules=PostgresScheduleStore(engine),
             rate_limiter=PostgresRateLimiter(engine),
+            # Only a process that serves queues claims: the CLI's reads run without caps.
+            caps=context.settings.concurrency_caps if context.queues else NO_CAPS,
+            pauses=PostgresPauses(engine),
+            minutes=PostgresMinuteStore(engine),
+            history=ledger.history,
         )
-        yield await stack.enter_async_context(backend)
+        try:
+            entered = await stack.enter_async_context(backend)
+        except CapsUnsupported as exc:
+            raise NotSupportedHere(str(exc)) from None
+        yield entered
 
 
 POSTGRES = QueueBackend(open=_postgres)

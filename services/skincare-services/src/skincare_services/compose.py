@@ -21,7 +21,9 @@ from attrs import frozen
 
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.definitions import Definitions
+from skincare_core.jobs.history import HistoryCleaner, Retention
 from skincare_core.jobs.metrics import JobMetrics, NoMetrics
+from skincare_core.jobs.minutes import MinuteFlusher, MinuteRecorder, TeeMetrics
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.jobs.retry import full_jitter_delay
 from skincare_core.jobs.router import Handler, Router
@@ -61,13 +63,17 @@ NO_DEFINITIONS = Definitions()
 
 @frozen
 class WorkerProcess:
-    """What the worker process runs: one worker per named queue it serves, the relay, and the
-    /metrics and /healthz endpoint (None without SKINCARE_METRICS_PORT)."""
+    """What the worker process runs: one worker per named queue it serves, the relay, the
+    /metrics and /healthz endpoint (None without SKINCARE_METRICS_PORT), the scheduler, the
+    history's cleaner (None when the backend keeps no history) and the flusher of its
+    per-minute counts of each job type (None where the backend keeps none)."""
 
     workers: Mapping[str, Worker]
     relay: OutboxRelay | None
     endpoint: WorkerEndpoint | None = None
     scheduler: Scheduler | None = None
+    minutes: MinuteFlusher | None = None
+    cleaner: HistoryCleaner | None = None
 
 
 def api_app(*, settings: Settings) -> Litestar:
@@ -110,6 +116,10 @@ def ops_app(*, settings: Settings, backend: Backend) -> Litestar:
         stats=backend.stats,
         queue_names=names,
         outcomes=backend.outcomes,
+        pauses=backend.pauses,
+        actions=backend.actions,
+        history=backend.history,
+        minutes=backend.minutes,
     )
     return create_ops_app(ops=ops, settings=ops_settings)
 
@@ -165,6 +175,13 @@ async def worker_process(
 
             built = worker_metrics(settings=settings, engine=engine, backend=backend, queues=served)
             metrics, endpoint = built.jobs, built.endpoint
+        flusher = None
+        if backend.minutes is not None:
+            recorder = MinuteRecorder()
+            metrics, flusher = (
+                TeeMetrics(metrics, recorder),
+                MinuteFlusher(recorder, backend.minutes),
+            )
         workers = {
             name: _worker(
                 settings=settings,
@@ -178,8 +195,24 @@ async def worker_process(
             for name in served
         }
         yield WorkerProcess(
-            workers, relay, endpoint=endpoint, scheduler=scheduler_for(backend, every_schedule)
+            workers,
+            relay,
+            endpoint=endpoint,
+            scheduler=scheduler_for(backend, every_schedule),
+            minutes=flusher,
+            cleaner=history_cleaner(settings, backend),
         )
+
+
+def history_cleaner(settings: Settings, backend: Backend) -> HistoryCleaner | None:
+    """Prunes the backend's history by the configured retentions (every worker process runs
+    one; the backend lets one at a time prune); None without a history."""
+    if backend.history is None:
+        return None
+    retention = Retention(
+        done=settings.history_done_retention, dead=settings.history_dead_retention
+    )
+    return HistoryCleaner(backend.history, retention)
 
 
 def _tracing_plugin(tracing: Tracing) -> PluginProtocol:
@@ -236,7 +269,8 @@ def _worker(
         # Full jitter for a team's own job types too; the shop's types have their own policies.
         backoff=_jittered_backoff(random.Random()),
         retry_policies=definitions.retry_policies,
-        job_timeouts=definitions.timeouts,
+        # SKINCARE_JOB_TIMEOUTS overrides a definition's own timeout.
+        job_timeouts={**definitions.timeouts, **settings.job_timeouts},
         visibility_timeout=settings.visibility_timeout,
         shutdown_grace=settings.shutdown_grace,
         metrics=metrics,

@@ -11,6 +11,7 @@ from typing import NewType
 
 import attrs
 
+from skincare_core.jobs.caps import ConcurrencyCaps
 from skincare_core.jobs.routing import check_queue_name
 
 WorkerQueues = Mapping[str, int]
@@ -45,6 +46,46 @@ NO_RATE_LIMITS = RateLimits(MappingProxyType({}))
 def parse_rate_limits(raw: str) -> RateLimits:
     """`default=14,bulk=2` as {queue: jobs per second}; ValueError when it is not that."""
     return RateLimits(parse_worker_queues(raw))
+
+
+JobTimeouts = NewType("JobTimeouts", Mapping[str, timedelta])
+"""Job type -> how long one attempt of it may run before it is cancelled (and retried)."""
+
+NO_JOB_TIMEOUTS = JobTimeouts(MappingProxyType({}))
+
+
+def parse_job_timeouts(raw: str) -> JobTimeouts:
+    """`process_payment=30,send_daily_sales_summary=10m` as {job type: timeout}, each a positive
+    duration (`parse_duration`); ValueError when it is not that."""
+    timeouts: dict[str, timedelta] = {}
+    for part in raw.split(","):
+        job_type, _, duration = (piece.strip() for piece in part.partition("="))
+        if not job_type or job_type in timeouts:
+            raise ValueError(part)
+        timeouts[job_type] = parse_duration(duration)
+    return JobTimeouts(MappingProxyType(timeouts))
+
+
+def parse_concurrency_caps(raw: str) -> ConcurrencyCaps:
+    """`type:send_confirmation_email=2,queue:default=8,key:smtp-relay=4:a+b` as caps: at most
+    that many running at once of the job type, of the named queue, or of the job types a and b
+    together (they share the key); ValueError naming the part when it is not that."""
+    found: dict[str, dict[str, int]] = {"type": {}, "queue": {}, "key": {}}
+    shared: dict[str, str] = {}
+    for part in raw.split(","):
+        kind, _, rest = part.strip().partition(":")
+        name, _, value = (piece.strip() for piece in rest.partition("="))
+        limit, _, members = value.partition(":")
+        if kind not in found or not name or name in found[kind] or not limit.isdigit():
+            raise ValueError(part)
+        if (kind == "key") != bool(members) or int(limit) < 1:
+            raise ValueError(part)
+        found[kind][name] = int(limit)
+        for job_type in members.split("+") if members else ():
+            if not job_type or job_type in shared:
+                raise ValueError(part)
+            shared[job_type] = name
+    return ConcurrencyCaps(found["type"], found["queue"], found["key"], shared)
 
 
 def parse_duration(raw: str) -> timedelta:

@@ -11,17 +11,22 @@ import attrs
 import cattrs
 from attrs import field, frozen
 
+from skincare_core.jobs.caps import NO_CAPS, ConcurrencyCaps
 from skincare_services.queue_backends import QueueBackend, UnknownBackend, queue_backend
 from skincare_services.setting_values import (
     DEFAULT_WORKER_QUEUES,
+    NO_JOB_TIMEOUTS,
     NO_RATE_LIMITS,
+    JobTimeouts,
     RateLimits,
     WorkerQueues,
     email_address,
     http_url,
     not_negative,
     optional_secret,
+    parse_concurrency_caps,
     parse_duration,
+    parse_job_timeouts,
     parse_rate_limits,
     parse_worker_queues,
     positive,
@@ -74,6 +79,10 @@ class Settings:
     invoice_bucket: str = ""
     worker_queues: WorkerQueues = DEFAULT_WORKER_QUEUES
     rate_limits: RateLimits = NO_RATE_LIMITS
+    # Job type -> its own execution timeout; a type not named has the worker's 5 minutes.
+    job_timeouts: JobTimeouts = NO_JOB_TIMEOUTS
+    # At most N running at once per job type, named queue or shared key, every process counted.
+    concurrency_caps: ConcurrencyCaps = NO_CAPS
     payment_window: timedelta = timedelta(hours=24)
     max_attempts: int = field(default=5, validator=positive)
     visibility_timeout_seconds: int = field(default=30, validator=positive)
@@ -92,6 +101,11 @@ class Settings:
     trace_dir: str = ""
     # Tracing to an OTLP/HTTP collector at this base URL (spans to <url>/v1/traces); empty: none.
     otlp_endpoint: str = field(default="", validator=http_url)
+    # Job history: every job's timeline, kept after it finishes for a retention (done and
+    # cancelled ones, dead ones), then pruned by one worker process at a time; off keeps none.
+    history: Literal["on", "off"] = "on"
+    history_done_retention: timedelta = timedelta(hours=24)
+    history_dead_retention: timedelta = timedelta(days=14)
 
     @property
     def visibility_timeout(self) -> timedelta:
@@ -138,7 +152,16 @@ _converter.register_structure_hook_func(
 _converter.register_structure_hook_func(
     lambda kind: kind is RateLimits, lambda value, _: parse_rate_limits(value)
 )
+_converter.register_structure_hook_func(
+    lambda kind: kind is JobTimeouts, lambda value, _: parse_job_timeouts(value)
+)
+_converter.register_structure_hook(ConcurrencyCaps, lambda value, _: parse_concurrency_caps(value))
 _DESCRIPTIONS: dict[object, str] = {
+    ConcurrencyCaps: (
+        "kind:name=limit pairs like type:send_confirmation_email=2,queue:default=8,"
+        "key:smtp-relay=4:send_confirmation_email+send_invoice_email"
+    ),
+    JobTimeouts: "type=duration pairs like process_payment=30,send_daily_sales_summary=10m",
     WorkerQueues: "queue=concurrency pairs like critical=8,default=16,bulk=4",
     RateLimits: "queue=jobs-per-second pairs like default=14,bulk=2",
     timedelta: "a positive duration like 24h, 30m or 900s",

@@ -5,10 +5,13 @@ which is imported only then (a process without tracing loads nothing of OpenTele
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skincare_core.jobs.tracing import HeaderSource, JobTracer
+from skincare_core.log_context import bound_fields
 from skincare_core.shop.ports import EmailService, InvoiceRenderer
 from skincare_services.settings import Settings
 
@@ -37,13 +40,23 @@ def process_tracing(settings: Settings, *, service: str) -> Tracing | None:
     )
 
 
-def job_headers(tracing: Tracing | None) -> HeaderSource | None:
-    """What the outbox stamps on each job: the current trace context (None: nothing)."""
+def job_headers(tracing: Tracing | None) -> HeaderSource:
+    """What the outbox stamps on each job: the request id the current request's logs carry
+    (the job's history names it) and, when tracing, the current trace context."""
     if tracing is None:
-        return None
+        return _request_id
     from skincare_otel import current_headers
 
-    return current_headers
+    return partial(_traced, current_headers)
+
+
+def _request_id() -> Mapping[str, str]:
+    request = bound_fields().get("request_id")
+    return {"request_id": request} if isinstance(request, str) else {}
+
+
+def _traced(trace: HeaderSource) -> Mapping[str, str]:
+    return {**trace(), **_request_id()}
 
 
 def job_tracer(tracing: Tracing | None) -> JobTracer | None:

@@ -1,5 +1,6 @@
 """`skincare-worker [--queues NAMES]`: one job worker per named queue (and, where the backend
-needs one, the outbox relay) in one process, until SIGTERM/SIGINT."""
+needs one, the outbox relay; where it keeps a history, its cleaner) in one process, until
+SIGTERM/SIGINT."""
 
 from __future__ import annotations
 
@@ -73,6 +74,10 @@ async def run_worker(
             await tg.start(partial(serve, host=settings.metrics_host, port=settings.metrics_port))
         if process.scheduler is not None:
             tg.start_soon(process.scheduler.run)
+        if process.minutes is not None:
+            tg.start_soon(process.minutes.run)
+        if process.cleaner is not None:
+            tg.start_soon(process.cleaner.run)
         concurrency = {name: settings.worker_queues[name] for name in served}
         logger.info("worker.started", extra={"queue": settings.queue, "queues": concurrency})
     logger.info("worker.stopped")

@@ -41,8 +41,8 @@ class WorkerMetrics:
 def worker_metrics(
     *, settings: Settings, engine: AsyncEngine, backend: Backend, queues: Sequence[str]
 ) -> WorkerMetrics:
-    """Counters of the served `queues`, depth per queue from the backend's stats, and the
-    outbox's backlog where a relay runs."""
+    """Counters of the served `queues`, depth per queue from the backend's stats, what is
+    paused, and the outbox's backlog where a relay runs."""
     from prometheus_client import CollectorRegistry
 
     registry = CollectorRegistry()
@@ -51,7 +51,7 @@ def worker_metrics(
     # The units of work write their outbox rows to the jobs table of the process's database:
     # where a relay forwards them, its ready rows are what the relay has yet to send.
     outbox = None if backend.outbox is None else PostgresQueueStats(engine)
-    depth = QueueDepthCollector(depth_sources, outbox=outbox)
+    depth = QueueDepthCollector(depth_sources, outbox=outbox, pauses=backend.pauses)
     registry.register(depth)
     endpoint = WorkerEndpoint(
         registry=registry, jobs=jobs, depth=depth, stale_after=settings.worker_stale_seconds

@@ -10,17 +10,30 @@ queue that routes it by type (`Router`) and settles it: ack, retry with backoff,
 
 from skincare_core.jobs.arguments import legacy_digits
 from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.caps import ConcurrencyCaps
 from skincare_core.jobs.codec import MAX_JOB_BYTES, decode_job, encode_job
 from skincare_core.jobs.definitions import Definition, Definitions, JobDefinition, current_job
 from skincare_core.jobs.envelope import Envelope, OutboxWriter, RoutedOutbox, enqueue
 from skincare_core.jobs.errors import (
+    CapsUnsupported,
     InvalidJob,
     JobTooLarge,
     PermanentJobError,
+    PriorityUnsupported,
     RetryLater,
     Snooze,
     Unavailable,
     UnknownJobType,
+)
+from skincare_core.jobs.history import (
+    Attempt,
+    HistoryCleaner,
+    HistoryQuery,
+    InvalidHistoryQuery,
+    JobHistory,
+    JobRecord,
+    JobState,
+    Retention,
 )
 from skincare_core.jobs.job import Job, JsonValue, Message, Payload, new_job, new_job_id
 from skincare_core.jobs.metrics import JobMetrics, NoMetrics, Outcome
@@ -40,6 +53,7 @@ from skincare_core.jobs.ports import (
     ScheduleStore,
     Settlement,
 )
+from skincare_core.jobs.priority import DEFAULT_PRIORITY, LEAST_URGENT, MOST_URGENT
 from skincare_core.jobs.rate_limit import RateLimit, Throttle, throttled
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.jobs.retry import RetryPolicies, RetryPolicy, backoff_delay, full_jitter_delay
@@ -51,22 +65,34 @@ from skincare_core.jobs.tracing import JobTracer, NoTracer
 from skincare_core.jobs.worker import Worker
 
 __all__ = [
+    "DEFAULT_PRIORITY",
     "DEFAULT_QUEUE",
+    "LEAST_URGENT",
     "MAX_JOB_BYTES",
+    "MOST_URGENT",
+    "Attempt",
     "Backend",
     "Burial",
+    "CapsUnsupported",
+    "ConcurrencyCaps",
     "DeadLetter",
     "DeadLetters",
     "Definition",
     "Definitions",
     "Envelope",
     "Handler",
+    "HistoryCleaner",
+    "HistoryQuery",
+    "InvalidHistoryQuery",
     "InvalidJob",
     "Job",
     "JobDefinition",
+    "JobHistory",
     "JobMetrics",
     "JobOutcomes",
+    "JobRecord",
     "JobSink",
+    "JobState",
     "JobTooLarge",
     "JobTracer",
     "JsonValue",
@@ -81,12 +107,14 @@ __all__ = [
     "OutcomeCounts",
     "Payload",
     "PermanentJobError",
+    "PriorityUnsupported",
     "Queue",
     "QueueCounts",
     "QueueRoutes",
     "QueueStats",
     "RateLimit",
     "RateLimiter",
+    "Retention",
     "Retry",
     "RetryLater",
     "RetryPolicies",

@@ -7,6 +7,8 @@ from types import MappingProxyType
 
 from attrs import field, frozen
 
+from skincare_core.jobs.history import JobHistory
+from skincare_core.jobs.minutes import MinuteStore
 from skincare_core.jobs.outcomes import JobOutcomes
 from skincare_core.jobs.ports import (
     DeadLetters,
@@ -18,6 +20,7 @@ from skincare_core.jobs.ports import (
     ScheduleStore,
 )
 from skincare_core.jobs.routing import DEFAULT_QUEUE
+from skincare_core.jobs.steering import JobActions, Pauses
 
 
 def _read_only(queues: Mapping[str, Queue]) -> Mapping[str, Queue]:
@@ -36,6 +39,11 @@ class Backend:
     periodic schedules' ticks and `rate_limiter` counts job starts, shared by every process
     where the backend can (None: the adapter has none yet). `outcomes` counts the jobs each
     named queue finished lately, done or failed (None: the adapter does not count them).
+    `pauses` pauses and resumes named queues and job types for every worker, and `actions`
+    runs a waiting job now or cancels it (None: the adapter has neither). `minutes` keeps the
+    workers' per-minute counts of each job type (done, retried, failed, run and wait times).
+    `history` holds every job's timeline for a retention, searchable (None: the adapter keeps
+    none, or it was turned off).
     """
 
     queues: Mapping[str, Queue] = field(converter=_read_only)
@@ -46,6 +54,10 @@ class Backend:
     schedules: ScheduleStore | None = None
     rate_limiter: RateLimiter | None = None
     outcomes: JobOutcomes | None = None
+    pauses: Pauses | None = None
+    actions: JobActions | None = None
+    minutes: MinuteStore | None = None
+    history: JobHistory | None = None
 
     def queue(self, name: str = DEFAULT_QUEUE) -> Queue:
         """The named queue; KeyError naming the queues served when it is not one of them."""

@@ -33,7 +33,8 @@ sync handler that may hang should bound its own waits (socket and client timeout
 worker's default), `timeout` (how long one attempt may run; None: the worker's), `unique` (the
 unique key derived from the arguments: no second job with the same key is added while one is
 live), `upgrade` (rewrites payloads written by an older release before they are structured,
-such as `legacy_digits("order_id")` for integers once sent as strings).
+such as `legacy_digits("order_id")` for integers once sent as strings), `priority` (1 most
+urgent .. 4, default 2: its order among its queue's due jobs; see `skincare_core.jobs.priority`).
 
 **Snooze.** A handler raises `Snooze(delay)` to run again after `delay` without spending an
 attempt, at most the worker's `max_snoozes` times per job (then it is dead-lettered, saying so).
@@ -57,6 +58,7 @@ from skincare_core.jobs.arguments import ArgumentError, Upgrade, structure, unst
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import Job, new_job_id
+from skincare_core.jobs.priority import DEFAULT_PRIORITY, check_priority
 from skincare_core.jobs.retry import RetryPolicies, RetryPolicy
 from skincare_core.jobs.router import Handler, Router
 from skincare_core.jobs.routing import DEFAULT_QUEUE, QueueRoutes, check_queue_name
@@ -104,6 +106,7 @@ class JobDefinition(Generic[A]):
     timeout: timedelta | None = field(default=None, validator=_check_timeout)
     unique: Callable[[A], str] | None = None
     upgrade: Upgrade | None = None
+    priority: int = field(default=DEFAULT_PRIORITY, validator=lambda _s, _a, v: check_priority(v))
 
     def job(
         self,
@@ -113,11 +116,13 @@ class JobDefinition(Generic[A]):
         not_before: datetime | None = None,
         unique_key: str | None = None,
         headers: Mapping[str, str] | None = None,
+        priority: int | None = None,
     ) -> Envelope:
         """A job of this type with `args`, addressed to the definition's queue, ready for
         `enqueue(queue, envelope)` or `outbox.add(envelope)`. `unique_key` overrides the key
-        `unique` derives. ValueError naming the field for arguments that cannot travel, and for
-        a bad schedule or key; JobTooLarge past the size limit; all before any I/O."""
+        `unique` derives, `priority` the definition's. ValueError naming the field for
+        arguments that cannot travel, and for a bad schedule, key or priority; JobTooLarge past
+        the size limit; all before any I/O."""
         try:
             payload = unstructure(args, self.args)
         except ArgumentError as exc:
@@ -125,7 +130,8 @@ class JobDefinition(Generic[A]):
         if unique_key is None and self.unique is not None:
             unique_key = self.unique(args)
         job = Job(new_job_id(), self.name, payload, headers or {})
-        return Envelope(job, self.queue, not_before, unique_key, delay=delay)
+        urgency = self.priority if priority is None else priority
+        return Envelope(job, self.queue, not_before, unique_key, delay=delay, priority=urgency)
 
     def arguments(self, job: Job) -> A:
         """The arguments `job` carries; InvalidJob naming each field that does not fit."""
@@ -210,6 +216,10 @@ class Definition(Protocol):
     def timeout(self) -> timedelta | None:
         """How long one attempt may run; None for the worker's default."""
 
+    @property
+    def priority(self) -> int:
+        """Its jobs' priority inside their queue (1 most urgent .. 4)."""
+
     def runner(self, threads: anyio.CapacityLimiter) -> Handler:
         """The router's handler of its jobs."""
 
@@ -248,7 +258,8 @@ class Definitions:
     @property
     def routes(self) -> QueueRoutes:
         """Each job type to its named queue."""
-        return QueueRoutes({d.name: d.queue for d in self})
+        priorities = {d.name: d.priority for d in self if d.priority != DEFAULT_PRIORITY}
+        return QueueRoutes({d.name: d.queue for d in self}, priorities=priorities)
 
     @property
     def queues(self) -> tuple[str, ...]:

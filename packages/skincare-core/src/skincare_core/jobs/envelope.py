@@ -11,6 +11,7 @@ from attrs import evolve, field, frozen
 
 from skincare_core.jobs.codec import encode_job
 from skincare_core.jobs.job import Job
+from skincare_core.jobs.priority import DEFAULT_PRIORITY, check_priority
 from skincare_core.jobs.routing import DEFAULT_QUEUE, QueueRoutes, check_queue_name
 from skincare_core.jobs.tracing import HeaderSource
 
@@ -39,7 +40,8 @@ class Envelope:
     Construction checks everything an adapter relies on: the queue name, the schedule (at most
     one of a non-negative delay and an aware time), a non-empty unique key, and the encoded
     size (`JobTooLarge`). `body` is the job encoded once, the bytes an adapter stores or sends.
-    `headers` are reserved for trace context.
+    `headers` are reserved for trace context. `priority` orders the job inside its queue:
+    1 is the most urgent, 4 the least (`skincare_core.jobs.priority`).
     """
 
     job: Job
@@ -48,6 +50,9 @@ class Envelope:
     unique_key: str | None = field(default=None, validator=_unique_key)
     headers: Mapping[str, str] = field(factory=dict, converter=_frozen_headers)
     delay: timedelta | None = field(default=None, kw_only=True)
+    priority: int = field(
+        default=DEFAULT_PRIORITY, kw_only=True, validator=lambda _s, _a, v: check_priority(v)
+    )
     body: str = field(init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
@@ -84,20 +89,24 @@ async def enqueue(
     delay: timedelta | None = None,
     not_before: datetime | None = None,
     unique_key: str | None = None,
+    priority: int = DEFAULT_PRIORITY,
 ) -> bool:
     """Add `job` to `queue`, visible after `delay` or from `not_before` (aware; neither: now).
 
     Passing both is a ValueError; JobTooLarge is raised before anything is sent. With a
     `unique_key`, nothing is added while a job with that key is ready, scheduled or running
-    on the queue's backend (any of its queues): returns whether the job was added.
+    on the queue's backend (any of its queues): returns whether the job was added. `priority`
+    (1 most urgent .. 4) orders it among the queue's due jobs; a backend without an order
+    inside a queue raises `PriorityUnsupported` for any but the default.
 
-    An `Envelope` (a typed job, `JobDefinition.job(...)`) carries its own schedule and key,
-    and must name this queue: passing options with it, or another queue, is a ValueError.
+    An `Envelope` (a typed job, `JobDefinition.job(...)`) carries its own schedule, key and
+    priority, and must name this queue: passing options with it, or another queue, is a
+    ValueError.
     """
     if isinstance(job, Envelope):
-        _check_whole(job, queue.name, delay, not_before, unique_key)
+        _check_whole(job, queue.name, delay, not_before, unique_key, priority)
         return await queue.enqueue(job)
-    envelope = Envelope(job, queue.name, not_before, unique_key, delay=delay)
+    envelope = Envelope(job, queue.name, not_before, unique_key, delay=delay, priority=priority)
     return await queue.enqueue(envelope)
 
 
@@ -107,8 +116,10 @@ def _check_whole(
     delay: timedelta | None,
     not_before: datetime | None,
     unique_key: str | None,
+    priority: int | None,
 ) -> None:
-    if delay is not None or not_before is not None or unique_key is not None:
+    given = (delay, not_before, unique_key, None if priority == DEFAULT_PRIORITY else priority)
+    if any(option is not None for option in given):
         raise ValueError("an envelope carries its schedule and key: give them to .job(...)")
     if queue is not None and envelope.queue != queue:
         raise ValueError(
@@ -142,17 +153,23 @@ class RoutedOutbox:
         delay: timedelta | None = None,
         not_before: datetime | None = None,
         unique_key: str | None = None,
+        priority: int | None = None,
     ) -> bool:
         """Queue `job` if, and only if, the transaction commits; False if a live job holds
-        `unique_key`. JobTooLarge and ValueError at once, before the writer is called. An
-        `Envelope` (a typed job) goes to its own queue with its own schedule and key."""
+        `unique_key`. JobTooLarge and ValueError at once, before the writer is called.
+        `priority` (None: the one the routes give its type) orders it inside its queue. An
+        `Envelope` (a typed job) goes to its own queue with its own schedule, key and priority."""
         if isinstance(job, Envelope):
-            _check_whole(job, None, delay, not_before, unique_key)
+            _check_whole(job, None, delay, not_before, unique_key, priority)
             stamped = self._stamped(job.job)
             envelope = job if stamped is job.job else evolve(job, job=stamped)
         else:
             queue = self._routes.queue_of(job.type)
-            envelope = Envelope(self._stamped(job), queue, not_before, unique_key, delay=delay)
+            if priority is None:
+                priority = self._routes.priority_of(job.type)
+            envelope = Envelope(
+                self._stamped(job), queue, not_before, unique_key, delay=delay, priority=priority
+            )
         return await self._writer.write(envelope)
 
     def _stamped(self, job: Job) -> Job:

@@ -56,3 +56,26 @@ class JobTooLarge(ValueError):
         super().__init__(f"job {job_id} encodes to {size} bytes, over the 262144-byte limit")
         self.job_id = job_id
         self.size = size
+
+
+class PriorityUnsupported(ValueError):
+    """A job enqueued with a priority on a backend that has no order inside a queue (SQS)."""
+
+    def __init__(self, queue: str, priority: int) -> None:
+        super().__init__(
+            f"queue {queue!r} cannot order jobs by priority (got priority {priority}):"
+            " enqueue it without one, or route it to a named queue of its own"
+        )
+        self.queue = queue
+        self.priority = priority
+
+
+class CapsUnsupported(ValueError):
+    """Concurrency caps asked of a backend that cannot count running jobs across processes."""
+
+    def __init__(self, backend: str) -> None:
+        super().__init__(
+            f"the {backend} queue backend cannot enforce concurrency caps:"
+            " unset SKINCARE_CONCURRENCY_CAPS, or use the postgres backend"
+        )
+        self.backend = backend

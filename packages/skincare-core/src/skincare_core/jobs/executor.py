@@ -78,8 +78,8 @@ class Executor:
         return settlement
 
     def interrupted(self, message: Message, *, timed_out: bool, ran: float) -> Settlement:
-        """What becomes of a job the worker stopped after `ran` seconds: past its timeout it
-        failed (the attempt counts); stopped at shutdown it runs again at once."""
+        """What becomes of a job the worker stopped after `ran` seconds: past its type's
+        timeout it failed (the attempt counts); stopped at shutdown it runs again at once."""
         if timed_out:
             limit = self.timeout_of(message.job.type)
             timeout = TimeoutError(f"ran longer than the job timeout of {limit:g} s")
@@ -88,7 +88,7 @@ class Executor:
             return settlement
         logger.warning("job.cancelled", extra=job_fields(message, delay=0.0))
         self._finished(message, "cancelled", ran)
-        return Retry(message, timedelta(0))
+        return Retry(message, timedelta(0), "stopped: the worker shut down")
 
     def failed(self, message: Message, exc: Exception) -> Retry | Burial:
         """Dead-letter a permanent error or the last attempt; otherwise retry after a delay.
@@ -105,7 +105,7 @@ class Executor:
         logger.warning(
             "job.retry", extra=job_fields(message, delay=delay.total_seconds(), error=error)
         )
-        return Retry(message, delay)
+        return Retry(message, delay, error)
 
     def _snoozed(self, message: Message, snooze: Snooze) -> Retry | Burial:
         if message.snoozes >= self._max_snoozes:

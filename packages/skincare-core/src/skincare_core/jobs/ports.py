@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Protocol, TypeAlias
 
-from attrs import frozen
+from attrs import field, frozen
 
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.job import Job, Message
@@ -63,10 +63,14 @@ class Queue(Protocol):
 class Retry:
     """A failed job to make visible again after `delay`. A `snooze` (the handler raised
     `Snooze`) spends no attempt: the queue takes back the attempt its receive counted and
-    counts a snooze instead (`Message.snoozes` on the next delivery)."""
+    counts a snooze instead (`Message.snoozes` on the next delivery). `error` is why its
+    attempt failed (the job's history keeps it; None: not told). Two retries of the same
+    message and delay are equal whatever their errors: the error changes nothing the queue
+    does."""
 
     message: Message
     delay: timedelta
+    error: str | None = field(default=None, eq=False)
     snooze: bool = False
 
 
@@ -160,10 +164,12 @@ class Outbox(Protocol):
         delay: timedelta | None = None,
         not_before: datetime | None = None,
         unique_key: str | None = None,
+        priority: int | None = None,
     ) -> bool:
         """Queue `job` if, and only if, this unit of work commits, on the queue its type is
-        routed to; delay, not_before and unique_key as `Queue.enqueue` (False: not added).
-        A typed job's `Envelope` (`JobDefinition.job`) brings its own queue, schedule and key."""
+        routed to; delay, not_before and unique_key as `Queue.enqueue` (False: not added);
+        `priority` as `enqueue`'s (None: the priority its type is routed with). A typed job's
+        `Envelope` (`JobDefinition.job`) brings its own queue, schedule, key and priority."""
 
 
 class OutboxStorage(Protocol):

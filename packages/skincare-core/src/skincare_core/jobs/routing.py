@@ -7,6 +7,8 @@ from collections.abc import Iterable, Mapping
 
 from attrs import field, frozen
 
+from skincare_core.jobs.priority import DEFAULT_PRIORITY, checked_priorities
+
 DEFAULT_QUEUE = "default"
 """The queue of every job type that no route names."""
 
@@ -34,21 +36,32 @@ def _checked_routes(routes: Mapping[str, str]) -> Mapping[str, str]:
 
 @frozen
 class QueueRoutes:
-    """Job type -> named queue; a type no route names goes to `default`."""
+    """Job type -> named queue; a type no route names goes to `default`. `priorities` gives
+    a job type its priority inside its queue (1 most urgent .. 4; unnamed: 2)."""
 
     routes: Mapping[str, str] = field(factory=dict, converter=_checked_routes)
     default: str = field(default=DEFAULT_QUEUE, validator=lambda _s, _a, v: check_queue_name(v))
+    priorities: Mapping[str, int] = field(factory=dict, converter=checked_priorities, kw_only=True)
 
     def queue_of(self, job_type: str) -> str:
         """The named queue of `job_type`."""
         return self.routes.get(job_type, self.default)
+
+    def priority_of(self, job_type: str) -> int:
+        """The priority a job of `job_type` is enqueued with when its enqueue names none."""
+        return self.priorities.get(job_type, DEFAULT_PRIORITY)
+
+    def with_priorities(self, priorities: Mapping[str, int]) -> QueueRoutes:
+        """These routes, with these job types' priorities (replacing any they had)."""
+        merged = {**self.priorities, **priorities}
+        return QueueRoutes(self.routes, self.default, priorities=merged)
 
     def with_types(self, routes: Mapping[str, str]) -> QueueRoutes:
         """These routes and another team's; a type routed to two different queues: ValueError."""
         clashes = sorted(t for t, q in routes.items() if self.routes.get(t, q) != q)
         if clashes:
             raise ValueError(f"job types already routed to another queue: {', '.join(clashes)}")
-        return QueueRoutes({**self.routes, **routes}, self.default)
+        return QueueRoutes({**self.routes, **routes}, self.default, priorities=self.priorities)
 
     @property
     def names(self) -> tuple[str, ...]:

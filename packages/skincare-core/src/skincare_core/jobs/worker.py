@@ -77,7 +77,8 @@ class Worker:
     each job and says what becomes of it, and a `Completer` settles it in batches while the
     runner goes on. One watchdog enforces job timeouts and one heartbeat keeps leases; a
     `throttle` may shrink or delay each claim. `max_attempts` and `backoff` are the retry
-    rule of every job type `retry_policies` leaves out. A settlement the queue cannot take
+    rule of every job type `retry_policies` leaves out; `job_timeout` the timeout of every job
+    type `job_timeouts` (job type -> timeout) leaves out. A settlement the queue cannot take
     (`Unavailable`) is retried while the job's lease holds, its slot taken meanwhile.
 
     `definitions` (typed job types, `JobDefinition`) are served beside `router`'s handlers
@@ -116,7 +117,7 @@ class Worker:
         # A zero visibility makes the heartbeat sleep 0 s: a busy loop extending every lease.
         shortest = min([job_timeout, *timeouts.values()])
         if visibility_timeout <= timedelta(0) or shortest <= timedelta(0):
-            raise ValueError("visibility_timeout and job_timeout must be positive")
+            raise ValueError("visibility_timeout and every job timeout must be positive")
         self._queue = queue
         self._metrics = metrics or NoMetrics()
         self._executor = Executor(

@@ -15,6 +15,7 @@ from litestar.template.config import TemplateConfig
 from skincare_core.jobs.ops import OpsService
 from skincare_core.shop.ports import Clock
 from skincare_core.shop.system_clock import SystemClock
+from skincare_http.ops.charts import chart_paths
 from skincare_http.ops.operator import OperatorGuard
 from skincare_http.ops.page_headers import add_page_headers
 from skincare_http.ops.routes import OPERATOR_ROUTES, SIGN_IN_ROUTES
@@ -73,3 +74,4 @@ def _csrf(secret: str) -> CSRFConfig:
 def _add_filters(engine: JinjaTemplateEngine) -> None:
     # `quote`: a value quoted whole for a URL, `/` included, so a job id stays one path segment.
     engine.engine.filters["quote"] = lambda value: quote(str(value), safe="")
+    engine.engine.globals["chart_paths"] = chart_paths

@@ -6,6 +6,7 @@ a GET that moves nothing and offers the confirming POST.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 from urllib.parse import unquote
 
@@ -27,8 +28,10 @@ from litestar.types import Scope
 from skincare_core.jobs.ops import OpsService, Selection
 from skincare_core.jobs.outcomes import RECENT
 from skincare_http.ops.operator import COOKIE, OperatorGuard, client_address
+from skincare_http.ops.steer_routes import STEER_ROUTES, known_id
 
 JOBS = "/ops/jobs/"
+LIVE_SCRIPT = (Path(__file__).parent / "live.js").read_text(encoding="utf-8")
 Ops = NamedDependency[OpsService]
 Guard = NamedDependency[OperatorGuard]
 Form = Annotated[dict[str, str], Body(media_type=RequestEncodingType.URL_ENCODED)]
@@ -50,22 +53,44 @@ def _selected_id(job_id: str | None) -> str | None:
 
 @get("/")
 async def overview(ops: Ops) -> Template:
-    """Each named queue's depth and jobs finished lately, and the dead letters by error."""
+    """Each named queue's depth and jobs finished lately, what is paused, the hour's trends,
+    and the dead letters by error."""
+    return Template("overview.html", context=await _overview_context(ops))
+
+
+@get("/live")
+async def live(ops: Ops) -> Template:
+    """The overview's live part alone (queues, paused state, the hour's charts): what the
+    page's script swaps in every few seconds."""
+    return Template("live.html", context=await _overview_context(ops))
+
+
+@get("/live.js", media_type="text/javascript")
+async def live_script() -> str:
+    """The page's one script, served by the page itself (no CDN, no build)."""
+    return LIVE_SCRIPT
+
+
+async def _overview_context(ops: OpsService) -> dict[str, object]:
     minutes = int(RECENT.total_seconds() // 60)
-    context = {"view": await ops.overview(), "recent_minutes": minutes}
-    return Template("overview.html", context=context)
+    return {"view": await ops.overview(), "recent_minutes": minutes}
 
 
 @get("/jobs/{quoted:path}")
 async def dead_job(ops: Ops, request: Request[object, object, State]) -> Template:
-    """One dead job (its id quoted whole in the path): type, payload, attempts, error and when
-    it died."""
-    job_id = job_id_in_path(request.scope)
+    """One job (its id quoted whole in the path): a dead one's type, payload, attempts, error
+    and when it died; a waiting or running one's state, with run-now and cancel where they
+    apply. 404 for any id no job has (a NUL or an absurd length included)."""
     # No store holds an id with a NUL (PostgreSQL refuses one in text): no such job.
-    item = None if "\0" in job_id else await ops.dead_job(job_id)
-    if item is None:
-        raise NotFoundException(f"no dead job {job_id}")
-    return Template("job.html", context={"dead": item})
+    job_id = known_id(job_id_in_path(request.scope))
+    record = await ops.record(job_id)
+    item = await ops.dead_job(job_id)
+    if item is not None:
+        return Template("job.html", context={"dead": item, "record": record})
+    view = await ops.job(job_id)
+    if view is None and record is None:
+        raise NotFoundException("no such job")
+    return Template("waiting_job.html", context={"view": view, "record": record})
 
 
 @get("/preview")
@@ -126,5 +151,5 @@ async def sign_out() -> Response[None]:
     return response
 
 
-OPERATOR_ROUTES = [overview, dead_job, preview, redrive, purge]
+OPERATOR_ROUTES = [overview, live, live_script, dead_job, preview, redrive, purge, *STEER_ROUTES]
 SIGN_IN_ROUTES = [sign_in_form, sign_in, sign_out]

@@ -5,6 +5,7 @@ job ledger, periodic schedules and rate limits, and the SQL each of them runs.""
 from skincare_postgres.jobs.backend import postgres_backend, postgres_job_ledger
 from skincare_postgres.jobs.dead_letters import PostgresDeadLetters
 from skincare_postgres.jobs.job_ledger import PostgresJobLedger
+from skincare_postgres.jobs.minutes import PostgresMinuteStore
 from skincare_postgres.jobs.notifier import PostgresNotifier
 from skincare_postgres.jobs.outbox_storage import PostgresOutboxStorage
 from skincare_postgres.jobs.outbox_writer import TransactionConnection, enqueue_in_transaction
@@ -14,13 +15,17 @@ from skincare_postgres.jobs.rate_limits import PostgresRateLimiter
 from skincare_postgres.jobs.schedules import PostgresScheduleStore
 from skincare_postgres.jobs.sink import PostgresSink
 from skincare_postgres.jobs.stats import PostgresQueueStats
+from skincare_postgres.jobs.steering import PostgresJobActions, PostgresPauses
 
 __all__ = [
     "PostgresDeadLetters",
+    "PostgresJobActions",
     "PostgresJobLedger",
     "PostgresJobOutcomes",
+    "PostgresMinuteStore",
     "PostgresNotifier",
     "PostgresOutboxStorage",
+    "PostgresPauses",
     "PostgresQueue",
     "PostgresQueueStats",
     "PostgresRateLimiter",

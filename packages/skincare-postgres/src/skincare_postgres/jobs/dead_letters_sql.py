@@ -21,12 +21,12 @@ DEAD_LIST = (
 
 DEAD_GET = f"{_DEAD_COLUMNS} AND id = %(id)s"
 
-# Redriven jobs start over in the queue they died in: attempts 0, visible now, its idle workers
-# woken.
+# Redriven jobs start over in the queue they died in: attempts and snoozes 0, visible now, its
+# idle workers woken. Their attempts so far are in the history's row of the run that died.
 REDRIVE = """
 WITH moved AS (
-    UPDATE jobs SET status = 'ready', attempts = 0, available_at = now(), dead_at = NULL,
-        receipt = NULL, lease_expires_at = NULL
+    UPDATE jobs SET status = 'ready', attempts = 0, snoozes = 0, available_at = now(),
+        dead_at = NULL, receipt = NULL, lease_expires_at = NULL, attempt_log = NULL
     WHERE status = 'dead' AND (CAST(%(id)s AS text) IS NULL OR id = %(id)s)
         AND (CAST(%(type)s AS text) IS NULL OR type = %(type)s)
         AND (CAST(%(queue)s AS text) IS NULL OR queue = %(queue)s)

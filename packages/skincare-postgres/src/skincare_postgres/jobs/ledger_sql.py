@@ -3,6 +3,10 @@
 A row is `ready` while it waits in the outbox (leased by `receipt` while a relay or an enqueue
 sends it), then `sent`, `running` (received) or `cancelled` (a tombstone) until the job is
 acked or dead, when it is deleted. The unique index covers ready, sent and running rows.
+
+With history (`*_KEEPING`) a row keeps its job's body once sent (a search reads its arguments),
+the start of its running attempt (`started_at`) and its failed attempts (`attempt_log`), and a
+job's end writes its history row (job_history) in the statement that deletes its row.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import NamedTuple
 
+from skincare_postgres.jobs.history_sql import SAFE_DOC, LiveRows, attempt_entry, keep_finished
 from skincare_postgres.jobs.outcomes_sql import COUNT_FINISHED
 
 
@@ -25,13 +30,17 @@ class OutboxClaimed(NamedTuple):
 
 
 # Rows due within `window` (SQS delays a message by at most 15 minutes) whose lease is free; the
-# due time stays as it was, so a release or an expired lease keeps the job's schedule.
+# due time stays as it was, so a release or an expired lease keeps the job's schedule. A job of
+# a paused queue or type stays here until it is resumed (job_pauses: a few rows at most).
 CLAIM = """
 UPDATE jobs SET attempts = attempts + 1, receipt = gen_random_uuid(),
     lease_expires_at = now() + %(lease)s
 WHERE id = ANY(ARRAY(
     SELECT id FROM jobs WHERE status = 'ready' AND available_at <= now() + %(window)s
         AND (lease_expires_at IS NULL OR lease_expires_at <= now())
+        AND NOT EXISTS (SELECT 1 FROM job_pauses p
+            WHERE (p.kind = 'queue' AND p.name = jobs.queue)
+                OR (p.kind = 'type' AND p.name = jobs.type))
     ORDER BY available_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED))
 RETURNING id, body, queue, unique_key, available_at AS due, receipt::text AS receipt
 """
@@ -119,3 +128,105 @@ SWEEP = """
 DELETE FROM jobs WHERE status IN ('sent', 'running', 'cancelled')
     AND available_at < now() - interval '14 days 1 hour'
 """
+
+# A job as the ledger holds it: an unsent row (`ready`) is scheduled, or waits for the relay, or
+# is being sent (leased); a sent one is in SQS. A tombstone is no job any more.
+FIND = """
+SELECT id, type, body, queue, attempts, available_at AS due_at,
+    CASE
+        WHEN status = 'running' THEN 'running'
+        WHEN status = 'sent' THEN 'queued'
+        WHEN lease_expires_at > now() THEN 'queued'
+        WHEN available_at > now() THEN 'scheduled'
+        ELSE 'ready'
+    END AS state
+FROM jobs WHERE id = %(id)s AND status IN ('ready', 'sent', 'running')
+"""
+
+# An unsent job due later (not being sent) is due now: the relay sends it on its next claim.
+RUN_NOW = """
+UPDATE jobs SET available_at = now()
+WHERE id = %(id)s AND status = 'ready' AND available_at > now()
+    AND (lease_expires_at IS NULL OR lease_expires_at <= now())
+RETURNING 1
+"""
+
+# Received jobs of a paused queue or type go back to waiting in the outbox, bodies restored, due
+# now: the relay sends them again once they are resumed (their messages are then deleted).
+PARK = """
+UPDATE jobs SET status = 'ready', body = p.body, available_at = now(), receipt = NULL,
+    lease_expires_at = NULL
+FROM unnest(CAST(%(ids)s AS text[]), CAST(%(bodies)s AS text[])) AS p(id, body)
+WHERE jobs.id = p.id AND jobs.status IN ('sent', 'running')
+RETURNING jobs.id
+"""
+# With history: a sent row keeps its body; a received one notes when its attempt started.
+MARK_SENT_KEEPING = """
+UPDATE jobs SET status = CASE WHEN status = 'ready' THEN 'sent' ELSE status END,
+    receipt = NULL, lease_expires_at = NULL
+WHERE receipt = ANY(%(receipts)s::uuid[])
+"""
+
+START_KEEPING = """
+WITH cancelled AS (
+    DELETE FROM jobs WHERE id = ANY(%(ids)s) AND status = 'cancelled' RETURNING id),
+started AS (
+    UPDATE jobs SET status = 'running', started_at = now()
+    WHERE id = ANY(%(ids)s) AND (status = 'sent' OR (status = 'ready' AND receipt IS NOT NULL))
+    RETURNING 1)
+SELECT id FROM cancelled
+"""
+
+RETRY_KEEPING = f"""
+UPDATE jobs SET status = 'sent',
+    attempt_log = COALESCE(jobs.attempt_log, '[]') || {attempt_entry("CAST(%(error)s AS text)")}
+WHERE id = %(id)s AND status = 'running'
+"""
+
+# Deliveries (SQS's receive count) and the dead jobs' reasons come from the worker; an ack's
+# error goes in as ''.
+FINISH_KEEPING = f"""
+WITH settled AS (
+    DELETE FROM jobs USING unnest(CAST(%(ids)s AS text[]), CAST(%(attempts)s AS int[]),
+        CAST(%(errors)s AS text[])) AS l(id, attempts, error)
+    WHERE jobs.id = l.id AND jobs.status <> 'dead'
+    RETURNING jobs.id, jobs.type, jobs.queue, jobs.body, jobs.created_at, l.attempts,
+        jobs.attempt_log, COALESCE(jobs.started_at, now()) AS started_at,
+        CAST(%(worker)s AS text) AS worker, NULLIF(l.error, '') AS error),
+{keep_finished("CASE WHEN CAST(%(failed)s AS int) > 0 THEN 'dead' ELSE 'done' END", SAFE_DOC)}
+{COUNT_FINISHED}"""
+
+_CANCELLED = """jobs.id, jobs.type, jobs.queue, jobs.body, jobs.created_at,
+        jsonb_array_length(COALESCE(jobs.attempt_log, '[]')) AS attempts, jobs.attempt_log,
+        CAST(NULL AS timestamptz) AS started_at, CAST(NULL AS text) AS worker,
+        jobs.attempt_log -> -1 ->> 'error' AS error"""
+
+# The history has the job cancelled at once, whether its row goes or stays a tombstone.
+CANCEL_KEEPING = f"""
+WITH unsent AS (
+    DELETE FROM jobs WHERE id = %(id)s AND queue = %(queue)s AND status = 'ready'
+        AND (lease_expires_at IS NULL OR lease_expires_at <= now())
+    RETURNING {_CANCELLED}),
+sent AS (
+    UPDATE jobs SET status = 'cancelled', unique_key = NULL
+    WHERE id = %(id)s AND queue = %(queue)s
+        AND (status = 'sent' OR (status = 'ready' AND lease_expires_at > now()))
+    RETURNING {_CANCELLED}),
+settled AS (SELECT * FROM unsent UNION ALL SELECT * FROM sent),
+{keep_finished("'cancelled'", SAFE_DOC)}
+SELECT 1 FROM settled
+"""
+
+# The ledger's live jobs: waiting in the outbox (`ready`), in SQS (`sent`: retrying once an
+# attempt failed) or received (`running`). Deliveries are the failed attempts and the running one.
+LEDGER_LIVE_ROWS = LiveRows(
+    where="status IN ('ready', 'sent', 'running')",
+    state="""CASE WHEN status = 'running' THEN 'running'
+        WHEN attempt_log IS NOT NULL THEN 'retrying'
+        WHEN available_at > now() THEN 'scheduled' ELSE 'enqueued' END""",
+    doc="CASE WHEN pg_input_is_valid(body, 'jsonb') THEN CAST(body AS jsonb) END",
+    attempts="""jsonb_array_length(COALESCE(attempt_log, '[]'))
+        + CASE WHEN status = 'running' THEN 1 ELSE 0 END""",
+    # A retry's delay is SQS's (a message's visibility): the ledger knows only the first due.
+    due="CASE WHEN attempt_log IS NULL THEN available_at END",
+)

@@ -108,4 +108,5 @@ def _row(envelope: Envelope) -> dict[str, object]:
         "key": envelope.unique_key,
         "not_before": envelope.not_before,
         "delay": envelope.delay or timedelta(0),
+        "priority": envelope.priority,
     }

@@ -44,6 +44,7 @@ class PostgresSink:
             "keys": [e.unique_key for e in envelopes],
             "not_befores": [e.not_before for e in envelopes],
             "delays": [e.delay or _NOW for e in envelopes],
+            "priorities": [e.priority for e in envelopes],
         }
         # Client-made ids and ON CONFLICT DO NOTHING make a second run add nothing twice.
         [row] = await self._autocommit.idempotent_rows(sql.ENQUEUE, params, dict_row)

@@ -6,10 +6,12 @@ suite every adapter runs is `skincare_core.testing.jobs.contract`.
 """
 
 from skincare_core.testing.jobs.memory_backend import InMemoryQueues, memory_backend
+from skincare_core.testing.jobs.memory_history import InMemoryHistory
 from skincare_core.testing.jobs.memory_queue import InMemoryQueue
 from skincare_core.testing.jobs.memory_schedules import InMemoryRateLimiter, InMemoryScheduleStore
 
 __all__ = [
+    "InMemoryHistory",
     "InMemoryQueue",
     "InMemoryQueues",
     "InMemoryRateLimiter",

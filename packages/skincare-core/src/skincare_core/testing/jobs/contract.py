@@ -19,11 +19,13 @@ from attrs import frozen
 
 from skincare_core.jobs.envelope import enqueue
 from skincare_core.jobs.errors import JobTooLarge
+from skincare_core.jobs.history import JobHistory
 from skincare_core.jobs.job import Job, Message, new_job
 from skincare_core.jobs.outcomes import JobOutcomes
 from skincare_core.jobs.ports import Burial, DeadLetters, JobSink, Queue, QueueStats, Retry
 from skincare_core.testing.jobs.ops_contract import OpsContract
 from skincare_core.testing.jobs.outcomes_contract import OutcomesContract
+from skincare_core.testing.jobs.priority_contract import PriorityContract
 from skincare_core.testing.jobs.scheduling_contract import NamedQueueContract, SchedulingContract
 from skincare_core.testing.jobs.stats_contract import QueueStatsContract
 
@@ -32,7 +34,8 @@ from skincare_core.testing.jobs.stats_contract import QueueStatsContract
 class QueueSubject:
     """The adapter under test: a queue, its backend's dead letters, its timing, its stats, and
     (for the scheduling and named-queue tests) `other`, a second named queue, and the backend's
-    `sink`; `outcomes` for the outcomes and ops tests."""
+    `sink`; `outcomes` for the outcomes and ops tests; `priorities` False for a backend that
+    refuses a priority (no order inside a queue); `history` for `HistoryContract`."""
 
     queue: Queue
     dead_letters: DeadLetters
@@ -42,6 +45,8 @@ class QueueSubject:
     other: Queue | None = None
     sink: JobSink | None = None
     outcomes: JobOutcomes | None = None
+    priorities: bool = True
+    history: JobHistory | None = None
 
 
 async def receive_one(subject: QueueSubject, within: float = 10.0) -> Message:
@@ -287,6 +292,19 @@ class DeliveryContract(QueueStatsContract):
         assert (again.job, again.attempts) == (job, 1)
         assert await subject.dead_letters.count() == 0
 
+    async def test_a_redriven_job_starts_over_its_snoozes(self, subject: QueueSubject) -> None:
+        job = new_job("contract")
+        await enqueue(subject.queue, job)
+        await subject.queue.retry_many(
+            [Retry(await receive_one(subject), timedelta(0), snooze=True)]
+        )
+        snoozed = await receive_one(subject)
+        assert snoozed.snoozes == 1
+        await subject.queue.dead_letter_many([Burial(snoozed, "Snooze: too many")])
+        assert await subject.dead_letters.redrive(job.id) is True
+        again = await receive_one(subject)
+        assert (again.job, again.attempts, again.snoozes) == (job, 1, 0)
+
     async def test_redrive_all_by_type_leaves_other_types_dead(self, subject: QueueSubject) -> None:
         keep, send = new_job("contract.keep"), new_job("contract.send")
         await _bury(subject, keep)
@@ -309,10 +327,15 @@ class DeliveryContract(QueueStatsContract):
 
 
 class QueueContract(
-    DeliveryContract, SchedulingContract, NamedQueueContract, OpsContract, OutcomesContract
+    DeliveryContract,
+    SchedulingContract,
+    NamedQueueContract,
+    OpsContract,
+    OutcomesContract,
+    PriorityContract,
 ):
-    """The whole contract: delivery, delays, unique keys, cancel, named queues, ops and the
-    jobs finished lately."""
+    """The whole contract: delivery, delays, unique keys, cancel, named queues, ops, the
+    jobs finished lately and priorities."""
 
 
 async def _stale_and_two_live(subject: QueueSubject) -> tuple[Message, Message, list[Message]]:

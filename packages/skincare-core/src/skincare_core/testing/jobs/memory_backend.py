@@ -9,13 +9,18 @@ from datetime import datetime, timedelta
 from typing import TypedDict, Unpack
 
 from skincare_core.jobs.backend import Backend
+from skincare_core.jobs.caps import ConcurrencyCaps
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.outcomes import RECENT, OutcomeCounts
 from skincare_core.jobs.ports import DeadLetter, OutboxStorage, QueueCounts
 from skincare_core.jobs.routing import DEFAULT_QUEUE
+from skincare_core.jobs.steering import JobView
+from skincare_core.testing.jobs.memory_history import InMemoryHistory
 from skincare_core.testing.jobs.memory_keys import UniqueKeys
+from skincare_core.testing.jobs.memory_minutes import InMemoryMinuteStore
 from skincare_core.testing.jobs.memory_queue import InMemoryQueue
 from skincare_core.testing.jobs.memory_schedules import InMemoryRateLimiter, InMemoryScheduleStore
+from skincare_core.testing.jobs.memory_steering import InMemoryPauses
 
 
 class QueueOptions(TypedDict, total=False):
@@ -26,28 +31,60 @@ class QueueOptions(TypedDict, total=False):
     max_receives: int | None
     monotonic: Callable[[], float]
     wall_clock: Callable[[], datetime]
+    caps: ConcurrencyCaps
 
 
 class InMemoryQueues:
-    """Named in-memory queues sharing unique keys: the sink (by each envelope's queue), the dead
-    letters and the stats of all of them. A queue is made on first use with `options`
-    (InMemoryQueue's)."""
+    """Named in-memory queues sharing unique keys and a history (`history`): the sink (by each
+    envelope's queue), the dead letters and the stats of all of them. A queue is made on first
+    use with `options` (InMemoryQueue's); `caps` count the running jobs of all of them."""
 
     def __init__(self, **options: Unpack[QueueOptions]) -> None:
         self._options = options
         self._keys = UniqueKeys()
+        wall = options.get("wall_clock")
+        self.history = InMemoryHistory() if wall is None else InMemoryHistory(wall_clock=wall)
         self._queues: dict[str, InMemoryQueue] = {}
+        self.pauses = InMemoryPauses(on_resume=self._wake_all)
+        self.minutes = InMemoryMinuteStore()
 
     def queue(self, name: str = DEFAULT_QUEUE) -> InMemoryQueue:
         """The queue called `name`, made now if it is new."""
         if name not in self._queues:
-            self._queues[name] = InMemoryQueue(name, unique_keys=self._keys, **self._options)
+            self._queues[name] = InMemoryQueue(
+                name,
+                unique_keys=self._keys,
+                running=self._running,
+                pauses=self.pauses,
+                history=self.history,
+                **self._options,
+            )
         return self._queues[name]
+
+    def _running(self) -> builtins.list[tuple[str, str]]:
+        return [job for queue in self._queues.values() for job in queue.running_jobs()]
 
     @property
     def every(self) -> builtins.list[InMemoryQueue]:
         """Every queue made so far, in name order."""
         return sorted(self._queues.values(), key=lambda queue: queue.name)
+
+    async def find(self, job_id: str) -> JobView | None:
+        """The job with this id in whichever queue holds it (`JobActions`)."""
+        views = (q.view(job_id) for q in self._queues.values())
+        return next((view for view in views if view is not None), None)
+
+    async def run_now(self, job_id: str) -> bool:
+        """Make the scheduled or retrying job visible now, wherever it waits."""
+        return any(q.run_now(job_id) for q in self._queues.values())
+
+    async def cancel(self, job_id: str) -> bool:
+        """Remove the waiting job, wherever it waits; a running one is left alone."""
+        return any([await q.cancel(job_id) for q in self._queues.values()])
+
+    def _wake_all(self) -> None:
+        for queue in self._queues.values():
+            queue.wake()
 
     def unique_key_taken(self, key: str) -> bool:
         """Whether a live job of any queue holds `key`."""
@@ -138,4 +175,8 @@ async def memory_backend(
         schedules=InMemoryScheduleStore(queues),
         rate_limiter=InMemoryRateLimiter(),
         outcomes=queues,
+        pauses=queues.pauses,
+        actions=queues,
+        minutes=queues.minutes,
+        history=queues.history,
     )

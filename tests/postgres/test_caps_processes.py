@@ -1,0 +1,78 @@
+"""A concurrency cap across real worker processes: four processes of four slots each, a cap of
+three, 200 jobs of 200 ms. The handlers' own start and end times show at most three running at
+once, and the drain takes no less than 200 x 0.2 / 3 s, and not much more."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from skincare_core.jobs import Envelope, new_job
+from skincare_postgres import postgres_backend
+from tests.postgres.capped_worker import WORK
+
+pytestmark = pytest.mark.anyio
+_JOBS, _CAP, _PROCESSES = 200, 3, 4
+_IDEAL = _JOBS * WORK / _CAP
+
+
+def most_at_once(spans: list[tuple[float, float]]) -> int:
+    """The most spans (start, end) open at one instant; one ending as another starts is not."""
+    events = sorted([(end, -1) for _, end in spans] + [(start, 1) for start, _ in spans])
+    running = peak = 0
+    for _, change in events:
+        running += change
+        peak = max(peak, running)
+    return peak
+
+
+def test_most_at_once_counts_overlaps() -> None:
+    assert most_at_once([(0, 1), (1, 2), (0.5, 1.5)]) == 2
+    assert most_at_once([]) == 0
+
+
+@pytest.mark.slow
+async def test_a_cap_of_three_holds_across_four_worker_processes(
+    engine: AsyncEngine, shop_url: str, tmp_path: Path
+) -> None:
+    async with postgres_backend(engine) as backend:
+        jobs = [Envelope(new_job("capped", n=str(n))) for n in range(_JOBS)]
+        assert await backend.sink.enqueue_many(jobs) == _JOBS
+    outs = [tmp_path / f"worker-{n}.txt" for n in range(_PROCESSES)]
+    children = _start_workers(shop_url, outs)
+    try:
+        spans = _wait_for_spans(outs, within=_IDEAL * 2 + 10)
+    finally:
+        for child in children:
+            child.terminate()
+        for child in children:
+            child.wait(timeout=30)
+    drain = max(end for _, end in spans) - min(start for start, _ in spans)
+    assert most_at_once(spans) == _CAP
+    assert sum(bool(out.read_text()) for out in outs) > 1, "one process ran every job"
+    # The measured figures, for docs/performance.md (pytest -s shows them).
+    print(f"cap {_CAP}: most at once {most_at_once(spans)}, drain {drain:.2f} s ({_IDEAL:.2f})")
+    assert _IDEAL <= drain < _IDEAL * 1.3, drain
+
+
+def _start_workers(url: str, outs: list[Path]) -> list[subprocess.Popen[bytes]]:
+    module, caps, seconds = "tests.postgres.capped_worker", f"type:capped={_CAP}", _IDEAL * 2 + 10
+    return [
+        subprocess.Popen([sys.executable, "-m", module, url, str(out), caps, str(seconds)])
+        for out in outs
+    ]
+
+
+def _wait_for_spans(outs: list[Path], within: float) -> list[tuple[float, float]]:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        lines = [line for out in outs if out.exists() for line in out.read_text().splitlines()]
+        if len(lines) >= _JOBS:
+            return [(float(a), float(b)) for a, b in (line.split() for line in lines)]
+        time.sleep(0.2)
+    raise AssertionError(f"not every job ran within {within:.0f} s")
