@@ -222,8 +222,24 @@ async def test_a_snoozed_job_is_due_again_after_its_delay() -> None:
     [snoozed] = await drain.drain()
     assert (snoozed.outcome, snoozed.again_in) == ("snoozed", timedelta(minutes=10))
     drain.advance(timedelta(minutes=10))
-    assert [run.outcome for run in await drain.drain()] == ["done"]
+    assert [(run.attempt, run.outcome) for run in await drain.drain()] == [(1, "done")]
     assert warehouse.synced == [7]
+
+
+@given(busy=st.integers(0, 5), max_snoozes=st.integers(0, 4))
+async def test_snoozes_spend_no_attempt_and_past_the_bound_the_job_is_dead(
+    busy: int, max_snoozes: int
+) -> None:
+    warehouse = Warehouse(busy=busy)
+    drain = JobDrain(Definitions(sync_stock(warehouse)), max_snoozes=max_snoozes)
+    await drain.enqueue(sync_stock(warehouse).job(SyncStock(product_id=7)))
+    runs = await drain.drain()
+    while runs[-1].outcome == "snoozed":
+        drain.advance(timedelta(minutes=10))
+        runs += await drain.drain()
+    last = "done" if busy <= max_snoozes else "dead"
+    assert [r.outcome for r in runs] == ["snoozed"] * min(busy, max_snoozes) + [last]
+    assert {r.attempt for r in runs} == {1}
 
 
 async def test_a_definitions_timeout_bounds_its_runs() -> None:

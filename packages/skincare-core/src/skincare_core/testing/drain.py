@@ -17,7 +17,6 @@ from attrs import frozen
 
 from skincare_core.jobs.definitions import Definitions
 from skincare_core.jobs.envelope import Envelope
-from skincare_core.jobs.errors import Snooze
 from skincare_core.jobs.executor import Executor
 from skincare_core.jobs.job import Job, Message
 from skincare_core.jobs.ports import Burial, Retry, Settlement
@@ -55,8 +54,9 @@ class JobDrain:
 
     Every run is settled as the worker settles it: done (acked), retried after the retry rule's
     delay (each type's policy, else `max_attempts` waiting `backoff`; the full jitter drawn
-    from `Random(seed)`), snoozed (`Snooze(delay)`: due again after its delay), dead (a
-    permanent error such as arguments that do not fit, the last attempt). A run past its
+    from `Random(seed)`), snoozed (`Snooze(delay)`: due again after its delay, no attempt
+    spent, at most `max_snoozes` times), dead (a permanent error such as arguments that do not
+    fit, the last attempt, a snooze past the bound). A run past its
     type's timeout (else `job_timeout`) fails with a TimeoutError. Time stands still until
     `advance` moves `clock` (its `now()` is the queues' wall clock, so a job delayed by an hour
     is due once an hour has been advanced).
@@ -71,6 +71,7 @@ class JobDrain:
         backoff: Callable[[int], timedelta] = backoff_delay,
         retry_policies: RetryPolicies | None = None,
         job_timeout: timedelta = timedelta(minutes=5),
+        max_snoozes: int = 25,
         seed: int = 0,
     ) -> None:
         self.clock = ManualClock() if clock is None else clock
@@ -92,6 +93,7 @@ class JobDrain:
             rng=random.Random(seed),
         )
         self._timeout = job_timeout
+        self._max_snoozes = max_snoozes
         self._executors: dict[str, Executor] = {}
 
     def queue(self, name: str = DEFAULT_QUEUE) -> InMemoryQueue:
@@ -127,8 +129,9 @@ class JobDrain:
         return [(queue, message) for queue in served for message in await queue.receive(100)]
 
     async def _run(self, queue: InMemoryQueue, message: Message) -> JobRun:
+        executor = self._executor(queue.name)
         error: Exception | None = None
-        timeout = self._timeouts.get(message.job.type, self._timeout).total_seconds()
+        timeout = executor.timeout_of(message.job.type)
         with anyio.move_on_after(timeout) as scope:
             try:
                 await self.handlers.dispatch(message.job)
@@ -136,10 +139,6 @@ class JobDrain:
                 error = exc
         if scope.cancelled_caught:
             error = TimeoutError(f"ran longer than the job timeout of {timeout:g} s")
-        if isinstance(error, Snooze):
-            await queue.retry_many([Retry(message, error.delay)])
-            return JobRun(message.job, queue.name, message.attempts, "snoozed", None, error.delay)
-        executor = self._executor(queue.name)
         settlement: Settlement = message if error is None else executor.failed(message, error)
         await _settle(queue, settlement)
         return _run_of(queue.name, message, settlement, error)
@@ -151,6 +150,8 @@ class JobDrain:
                 router=self.handlers,
                 retry=self._rule,
                 job_timeout=self._timeout.total_seconds(),
+                job_timeouts={t: d.total_seconds() for t, d in self._timeouts.items()},
+                max_snoozes=self._max_snoozes,
             )
         return self._executors[queue]
 
@@ -173,6 +174,8 @@ def _run_of(
     run = JobRun(message.job, queue, message.attempts, "done")
     if isinstance(settlement, Burial):
         return JobRun(run.job, queue, run.attempt, "dead", settlement.reason)
+    if isinstance(settlement, Retry) and settlement.snooze:
+        return JobRun(run.job, queue, run.attempt, "snoozed", None, settlement.delay)
     if isinstance(settlement, Retry):
         text = None if error is None else f"{type(error).__name__}: {error}"
         return JobRun(run.job, queue, run.attempt, "retried", text, settlement.delay)

@@ -42,7 +42,12 @@ def stats(*, queue: QueueName = None, as_json: Json = False) -> int:
         Print one JSON object for scripts instead of a table for people.
     """
     counts, held = run_on_backend(lambda backend: _stats(backend, queue))
-    say(json.dumps(_as_dict(counts, held)) if as_json else _table(counts, held))
+    if as_json:
+        say(json.dumps(_as_dict(counts, held)))
+    else:
+        # `say` escapes a newline: the table goes out a line at a time.
+        for line in _table(counts, held).splitlines():
+            say(line)
     return 0
 
 
