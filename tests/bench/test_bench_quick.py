@@ -224,3 +224,14 @@ def test_the_history_search_program_times_every_search_quick() -> None:
         "| newest 50, no filter",
     ]
     assert all(float(row[1]) >= 0 for row in rows[2:]), rows
+
+
+@pytest.mark.slow
+def test_the_history_soak_program_reports_sizes_and_keeps_up() -> None:
+    args = ("--seconds", "6", "--rate", "200", "--retention", "2", "--report", "3")
+    done = _run_program("bench.history_soak", *args, "--prune-every", "1")
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert [row[0] for row in rows[:2]] == ["| t (s)", "| ---"]
+    assert len(rows) >= 3, done.stdout
+    assert "indexes at the end: ix_job_history_args" in done.stdout
