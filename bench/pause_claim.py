@@ -96,7 +96,7 @@ def main() -> None:
             _fill(conn, args.rows)
             params: dict[str, object] = {
                 "queue": "default",
-                "floor": None,
+                **queue_sql.floor_params({}),
                 "limit": 10,
                 "visibility": timedelta(seconds=30),
                 "held": [PAUSED_TYPE],

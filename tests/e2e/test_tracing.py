@@ -104,7 +104,7 @@ sys.meta_path.insert(0, NotInstalled())
 """
 _BUILD_PROCESSES = """
 import sys
-from skincare_services.compose import api_app, shop_router
+from skincare_services.compose import api_app, shop_definitions
 from skincare_services.settings import load_settings
 from skincare_postgres import PostgresDatabase, create_engine
 settings = load_settings({
@@ -113,7 +113,7 @@ settings = load_settings({
 })
 if BUILD_API:
     api_app(settings=settings)
-shop_router(settings=settings, uow=PostgresDatabase(create_engine(settings.database_url)))
+shop_definitions(settings=settings, uow=PostgresDatabase(create_engine(settings.database_url)))
 print(sorted(m for m in sys.modules if m.startswith("opentelemetry")))
 """
 
