@@ -1,14 +1,15 @@
 """Job history under a steady load with a short retention: the table's size over time.
 
 Run: `uv run python -m bench.history_soak [--seconds S] [--rate R] [--retention S]
-[--report S] [--prune-every S] [--quick]`. A producer enqueues `--rate` no-op jobs a second
-(default 1,000, in batches every 100 ms) on the Postgres queue; one worker (32 slots, receive
-batch 50) runs them with the history on; a `HistoryCleaner` prunes done jobs older than
-`--retention` (default 60 s) every `--prune-every` (default 10 s), autovacuum at the server's
-defaults. Every `--report` seconds (default 30) it prints the history's rows, the size of
-job_history with its indexes and of jobs, the jobs done per second over the window, the backlog,
-and how many times autovacuum has run on job_history. Past the first retention the size should
-stay flat. --quick: 60 s, retention 20 s, reports every 10 s.
+[--report S] [--prune-every S] [--rebuild-every S] [--quick]`. A producer enqueues `--rate`
+no-op jobs a second (default 1,000, in batches every 100 ms) on the Postgres queue; one worker
+(32 slots, receive batch 50) runs them with the history on; a `HistoryCleaner` prunes done
+jobs older than `--retention` (default 60 s) every `--prune-every` (default 10 s) and rebuilds
+the argument index every `--rebuild-every` (default 120 s; a service does it daily),
+autovacuum at the server's defaults. Every `--report` seconds (default 30) it prints the
+history's rows, the size of job_history with its indexes and of jobs, the jobs done per second
+over the window, the backlog, and how many times autovacuum has run on job_history. Past the
+first retention the size should stay flat. --quick: 60 s, retention 20 s, reports every 10 s.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class Shape:
     retention: float
     report: float
     prune_every: float
+    rebuild_every: float
 
 
 @attrs.define
@@ -117,9 +119,8 @@ async def run(shape: Shape) -> None:
         router = Router()
         router.register("soak", soak)
         retention = Retention(done=timedelta(seconds=shape.retention))
-        cleaner = HistoryCleaner(
-            PostgresJobHistory(engine), retention, every=timedelta(seconds=shape.prune_every)
-        )
+        history = PostgresJobHistory(engine, rebuild_every=timedelta(seconds=shape.rebuild_every))
+        cleaner = HistoryCleaner(history, retention, every=timedelta(seconds=shape.prune_every))
         try:
             async with (
                 PostgresQueue(engine, poll_interval=timedelta(seconds=0.2)) as producer,
@@ -146,14 +147,20 @@ def main() -> None:
     parser.add_argument("--retention", type=float, default=60.0, help="done retention, s (60)")
     parser.add_argument("--report", type=float, default=30.0, help="report every S s (30)")
     parser.add_argument("--prune-every", type=float, default=10.0, help="prune every S s (10)")
+    parser.add_argument(
+        "--rebuild-every", type=float, default=120.0, help="rebuild the argument index, s (120)"
+    )
     parser.add_argument("--quick", action="store_true", help="60 s, retention 20 s, report 10 s")
     args = parser.parse_args()
     if args.quick:
         args.seconds, args.retention, args.report = 60.0, 20.0, 10.0
-    shape = Shape(args.seconds, args.rate, args.retention, args.report, args.prune_every)
+    shape = Shape(
+        args.seconds, args.rate, args.retention, args.report, args.prune_every, args.rebuild_every
+    )
     print(
         f"{shape.rate:,} jobs/s for {shape.seconds:.0f} s, done retention {shape.retention:.0f} s,"
-        f" pruned every {shape.prune_every:.0f} s\n",
+        f" pruned every {shape.prune_every:.0f} s, argument index rebuilt every"
+        f" {shape.rebuild_every:.0f} s\n",
         flush=True,
     )
     anyio.run(run, shape)

@@ -136,3 +136,40 @@ async def test_an_argument_search_walks_the_gin_index(engine: AsyncEngine) -> No
     assert "ix_job_history_args" in "\n".join(str(row[0]) for row in plan)
     [found] = await PostgresJobHistory(engine).find(HistoryQuery(args={"order_id": "77"}))
     assert found.id == "h77"
+
+
+async def _args_index_bytes(engine: AsyncEngine) -> int:
+    async with engine.connect() as conn:
+        size = (await conn.execute(text("SELECT pg_relation_size('ix_job_history_args')"))).one()
+    return int(size[0])
+
+
+async def test_the_cleaner_rebuilds_the_argument_index_that_churn_left_large(
+    engine: AsyncEngine,
+) -> None:
+    # Rows with arguments never seen again, pruned and vacuumed: the index keeps their entries.
+    async with engine.begin() as conn:
+        await conn.execute(
+            text(
+                "INSERT INTO job_history (id, type, queue, state, args, finished_at, attempts)"
+                " SELECT 'c' || n, 'churn', 'default', 'done', jsonb_build_object('order_id', n),"
+                " now() - interval '1 day', 1 FROM generate_series(1, 30000) n"
+            )
+        )
+    retention = Retention(done=timedelta(hours=1))
+    assert await PostgresJobHistory(engine, rebuild_every=None).prune(retention) >= 30_000
+    async with engine.connect() as conn:
+        await conn.execution_options(isolation_level="AUTOCOMMIT")
+        await conn.execute(text("VACUUM job_history"))
+    churned = await _args_index_bytes(engine)
+    history = PostgresJobHistory(engine, rebuild_every=timedelta(0))
+    async with engine.connect() as holder:
+        await holder.execute(
+            text("SELECT pg_advisory_lock(hashtext('skincare.job_history.rebuild'))")
+        )
+        assert await history.rebuild_index() is False
+        await holder.execute(text("SELECT pg_advisory_unlock_all()"))
+        await holder.commit()
+    # The next prune is due to rebuild (rebuild_every 0): the index is rebuilt from the rows left.
+    await history.prune(retention)
+    assert await _args_index_bytes(engine) < churned / 2

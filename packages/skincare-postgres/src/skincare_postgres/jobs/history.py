@@ -4,10 +4,12 @@ ledger's rows (`LEDGER_LIVE_ROWS`), the SQS backend alike."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import LiteralString
 
+import psycopg
 from psycopg.rows import class_row, dict_row
 from psycopg.types.json import Jsonb
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -27,9 +29,14 @@ from skincare_core.jobs.history import (
     typed_args,
 )
 from skincare_postgres.driver import Autocommit
+from skincare_postgres.engine import libpq_conninfo
+from skincare_postgres.errors import unavailable_as_error
 from skincare_postgres.jobs import history_sql as sql
 
 _ROW = class_row(sql.HistoryRow)
+
+REBUILD_EVERY = timedelta(days=1)
+"""How often the cleaner rebuilds the argument index (see `history_sql.REBUILD_ARGS_INDEX`)."""
 
 
 class PostgresJobHistory:
@@ -38,12 +45,22 @@ class PostgresJobHistory:
     `live` says which rows of the jobs table are live jobs and their states (the Postgres
     queue's by default). Each call is one autocommit statement per kind it reads. A job that
     ran more than once (redriven after it died) is one record: its latest run's, with every
-    run's attempts.
+    run's attempts. The process that prunes also rebuilds the argument index every
+    `rebuild_every` (None: never), concurrently with the writes.
     """
 
-    def __init__(self, engine: AsyncEngine, *, live: sql.LiveRows = sql.QUEUE_LIVE_ROWS) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        *,
+        live: sql.LiveRows = sql.QUEUE_LIVE_ROWS,
+        rebuild_every: timedelta | None = REBUILD_EVERY,
+    ) -> None:
+        self._engine = engine
         self._autocommit = Autocommit(engine)
         self._live = live
+        self._rebuild_every = None if rebuild_every is None else rebuild_every.total_seconds()
+        self._rebuilt_at = time.monotonic()
 
     async def find(self, query: HistoryQuery) -> list[JobRecord]:
         """The records `query` matches, newest first."""
@@ -63,7 +80,7 @@ class PostgresJobHistory:
     async def prune(self, retention: Retention, *, batch: int = PRUNE_BATCH) -> int:
         """Delete finished jobs past their retention, `batch` rows a statement (done and
         cancelled ones, then dead ones); 0 at once when another process holds the cleaner's
-        lock."""
+        lock. Past `rebuild_every` since the last, the argument index is rebuilt after."""
         pruned = 0
         for statement, kept in ((sql.PRUNE_DONE, retention.done), (sql.PRUNE_DEAD, retention.dead)):
             while True:
@@ -74,7 +91,28 @@ class PostgresJobHistory:
                 pruned += int(row["pruned"])
                 if int(row["pruned"]) < batch:
                     break
+        if self._rebuild_due():
+            await self.rebuild_index()
         return pruned
+
+    def _rebuild_due(self) -> bool:
+        every = self._rebuild_every
+        return every is not None and time.monotonic() - self._rebuilt_at >= every
+
+    async def rebuild_index(self) -> bool:
+        """Rebuild the argument index now, concurrently with writes; False when another process
+        is rebuilding it. Its own connection: a rebuild outlasts a pooled statement's deadline."""
+        self._rebuilt_at = time.monotonic()
+        conninfo = libpq_conninfo(self._engine.url)
+        with unavailable_as_error():
+            async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
+                [(held,)] = await (await conn.execute(sql.REBUILD_LOCK)).fetchall()
+                if not held:
+                    return False
+                await conn.execute(sql.DROP_FAILED_REBUILD)
+                await conn.execute(sql.REBUILD_ARGS_INDEX)
+                await conn.execute(sql.REBUILD_UNLOCK)
+        return True
 
     async def _read(
         self, statement: LiteralString, params: dict[str, object]

@@ -178,6 +178,16 @@ _LEADER = """leader AS (
     SELECT pg_try_advisory_xact_lock(hashtext('skincare.job_history.prune')) AS held)"""
 _PRUNED = "SELECT (SELECT held FROM leader) AS held, count(*) AS pruned FROM gone"
 
+# The argument index keeps an entry for every value it ever held (a vacuum empties an entry's
+# postings but never removes the entry), so under a steady load with new order ids it grows
+# while the heap stays flat: the cleaner rebuilds it now and then, without blocking writes.
+# One rebuild at a time across processes (a session lock), and a build a failed one left
+# behind (invalid, named _ccnew) is dropped first.
+REBUILD_LOCK = "SELECT pg_try_advisory_lock(hashtext('skincare.job_history.rebuild')) AS held"
+REBUILD_UNLOCK = "SELECT pg_advisory_unlock(hashtext('skincare.job_history.rebuild'))"
+DROP_FAILED_REBUILD = "DROP INDEX CONCURRENTLY IF EXISTS ix_job_history_args_ccnew"
+REBUILD_ARGS_INDEX = "REINDEX INDEX CONCURRENTLY ix_job_history_args"
+
 PRUNE_DONE = f"""
 WITH RECURSIVE {_TYPES},
 {_LEADER},
