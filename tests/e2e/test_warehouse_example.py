@@ -111,10 +111,13 @@ def _tutorial_stats_output() -> str:
     return shown
 
 
-def test_the_teams_own_tests_run_its_job_through_the_drain() -> None:
+def test_the_teams_own_tests_run_its_job_through_the_drain(tmp_path: Path) -> None:
     # As the team runs its suite: its pytest, skincare's job_drain fixture loaded by pytest.
+    # Its own --basetemp: a pytest that starts on the default one makes /tmp/pytest-of-<user>
+    # private again, which shuts the embedded servers of this run out of their data directories.
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        [*command, "--basetemp", str(tmp_path / "team")],
         cwd=EXAMPLE,
         capture_output=True,
         text=True,
