@@ -4,10 +4,6 @@ attempt's error, and the one-line errors of bad input."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import timedelta
@@ -19,6 +15,7 @@ import pytest
 
 from skincare_core.jobs import Backend, Burial, Job, Message, Queue, Retry, enqueue, new_job
 from skincare_postgres import create_engine, postgres_backend
+from tests.e2e.cli_run import run_skincare, skincare_json
 from tests.e2e.e2e_client import base_env
 from tests.e2e.sqs_shop import shop_queues, shop_sqs_backend, sqs_env
 
@@ -53,20 +50,8 @@ async def _fill(open_backend: Opener, mail: Job, other: Job, dead: Job) -> None:
                 await anyio.sleep(0.05)
 
 
-def _skincare(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "skincare_services.cli.main", *args]
-    full = {**os.environ, **env, "SKINCARE_LOG_LEVEL": "INFO"}
-    return subprocess.run(command, env=full, capture_output=True, text=True, timeout=60)
-
-
-def _json(env: dict[str, str], *args: str) -> object:
-    done = _skincare(env, *args)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
-
-
 def _found(env: dict[str, str], *args: str) -> list[dict[str, object]]:
-    found = _json(env, "jobs", "list", *args, "--json")
+    found = skincare_json(env, "jobs", "list", *args, "--json")
     assert isinstance(found, list)
     return found
 
@@ -74,7 +59,7 @@ def _found(env: dict[str, str], *args: str) -> list[dict[str, object]]:
 def _assert_history_commands(env: dict[str, str], mail: Job, other: Job, dead: Job) -> None:
     found = _found(env, "--arg", "order_id=123")
     assert [(j["id"], j["state"]) for j in found] == [(mail.id, "done")]
-    record = _json(env, "jobs", "show", mail.id, "--json")
+    record = skincare_json(env, "jobs", "show", mail.id, "--json")
     assert isinstance(record, dict)
     assert (record["type"], record["queue"], record["attempts"]) == (MAIL, "default", 2)
     assert [a["error"] for a in record["attempts_log"]] == [
@@ -82,7 +67,7 @@ def _assert_history_commands(env: dict[str, str], mail: Job, other: Job, dead: J
         None,
     ]
     assert all(a["ended_at"] >= a["started_at"] for a in record["attempts_log"])
-    text = _skincare(env, "jobs", "show", mail.id).stdout.splitlines()
+    text = run_skincare(env, "jobs", "show", mail.id).stdout.splitlines()
     assert text[0] == f"job {mail.id}  type={MAIL}  queue=default  state=done"
     assert "error: SMTPServerDisconnected: try later" in text[3]
     assert text[-1].startswith("done ")
@@ -90,13 +75,13 @@ def _assert_history_commands(env: dict[str, str], mail: Job, other: Job, dead: J
     assert states == {mail.id: "done", other.id: "scheduled", dead.id: "dead"}
     dead_only = _found(env, "--state", "dead", "--since", "1h")
     assert [j["id"] for j in dead_only] == [dead.id]
-    listing = _skincare(env, "jobs", "list", "--type", MAIL)
+    listing = run_skincare(env, "jobs", "list", "--type", MAIL)
     assert listing.stdout.splitlines()[-1] == "2 job(s)"
     _assert_errors(env)
 
 
 def _assert_errors(env: dict[str, str]) -> None:
-    missing = _skincare(env, "jobs", "show", "no-such-job", "--json")
+    missing = run_skincare(env, "jobs", "show", "no-such-job", "--json")
     assert (missing.returncode, missing.stdout) == (1, "")
     assert missing.stderr.startswith("skincare: no job no-such-job:")
     for args, says in [
@@ -105,7 +90,7 @@ def _assert_errors(env: dict[str, str]) -> None:
         (["--since", "1h", "--until", "2h"], "the time range is empty"),
         (["--state", "lost"], "lost"),
     ]:
-        bad = _skincare(env, "jobs", "list", *args)
+        bad = run_skincare(env, "jobs", "list", *args)
         assert bad.returncode == 2, bad.stderr
         assert len(bad.stderr.splitlines()) == 1
         assert says in bad.stderr
@@ -151,6 +136,6 @@ def test_history_commands_on_the_sqs_queue(
 
 def test_history_off_is_one_line(database_url: str, home: Path) -> None:
     env, _ = base_env(database_url, home, SKINCARE_HISTORY="off")
-    done = _skincare(env, "jobs", "list")
+    done = run_skincare(env, "jobs", "list")
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == "skincare: this backend keeps no job history (SKINCARE_HISTORY is off)\n"

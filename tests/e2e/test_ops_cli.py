@@ -5,10 +5,6 @@ same named queue's row on both."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -19,6 +15,7 @@ import pytest
 
 from skincare_core.jobs import Backend, Burial, Job, enqueue, new_job
 from skincare_postgres import create_engine, postgres_backend
+from tests.e2e.cli_run import run_skincare, skincare_json
 from tests.e2e.e2e_client import base_env
 from tests.e2e.ops_page import ops_row
 from tests.e2e.sqs_shop import shop_queues, shop_sqs_backend, sqs_env
@@ -39,35 +36,23 @@ async def _fill(open_backend: Opener, dead: Job, ready: list[Job]) -> None:
             await enqueue(backend.queue(), job)
 
 
-def _skincare(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "skincare_services.cli.main", *args]
-    full = {**os.environ, **env, "SKINCARE_LOG_LEVEL": "INFO"}
-    return subprocess.run(command, env=full, capture_output=True, text=True, timeout=60)
-
-
-def _json(env: dict[str, str], *args: str) -> object:
-    done = _skincare(env, *args)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
-
-
 def _assert_ops_commands(env: dict[str, str], dead: Job, age_known: bool) -> None:
-    stats = _json(env, "queue", "stats", "--json")
+    stats = skincare_json(env, "queue", "stats", "--json")
     assert isinstance(stats, dict)
     age = stats.pop("oldest_ready_age_seconds")
     assert stats.pop("paused") == {"queues": [], "types": []}
     assert stats == {"ready": 2, "scheduled": 0, "leased": 0, "dead": 1}
     assert (age is not None and age >= 0) if age_known else age is None
-    bulk = _json(env, "queue", "stats", "--queue", "bulk", "--json")
+    bulk = skincare_json(env, "queue", "stats", "--queue", "bulk", "--json")
     assert isinstance(bulk, dict)
     assert bulk.pop("paused") == {"queues": [], "types": []}
     assert bulk == {**dict.fromkeys(("ready", "scheduled", "leased", "dead"), 0), **_no_age}
-    table = _skincare(env, "queue", "stats").stdout.splitlines()
+    table = run_skincare(env, "queue", "stats").stdout.splitlines()
     assert [line.split()[:2] for line in table[:4]] == [
         ["ready", "2"], ["scheduled", "0"], ["leased", "0"], ["dead", "1"]
     ]  # fmt: skip
-    assert _json(env, "dlq", "count", "--json") == {"dead": 1}
-    assert _json(env, "dlq", "show", dead.id, "--json") == {
+    assert skincare_json(env, "dlq", "count", "--json") == {"dead": 1}
+    assert skincare_json(env, "dlq", "show", dead.id, "--json") == {
         "id": dead.id,
         "type": dead.type,
         "queue": "default",
@@ -75,11 +60,11 @@ def _assert_ops_commands(env: dict[str, str], dead: Job, age_known: bool) -> Non
         "attempts": 1,
         "error": "PermanentJobError: no such product",
     }
-    listing = _json(env, "dlq", "list", "--json")
+    listing = skincare_json(env, "dlq", "list", "--json")
     assert isinstance(listing, list)
     [listed] = listing
     assert (listed["id"], listed["attempts"]) == (dead.id, 1)
-    assert _json(env, "dlq", "list", "--group-by", "error", "--json") == [
+    assert skincare_json(env, "dlq", "list", "--group-by", "error", "--json") == [
         {"error": "PermanentJobError: no such product", "count": 1}
     ]
     _assert_alarm_and_missing(env)
@@ -92,12 +77,12 @@ _no_age = {"oldest_ready_age_seconds": None}
 
 
 def _assert_alarm_and_missing(env: dict[str, str]) -> None:
-    calm = _skincare(env, "dlq", "count", "--max", "1")
+    calm = run_skincare(env, "dlq", "count", "--max", "1")
     assert (calm.returncode, calm.stdout) == (0, "1\n")
-    alarm = _skincare(env, "dlq", "count", "--max", "0")
+    alarm = run_skincare(env, "dlq", "count", "--max", "0")
     assert (alarm.returncode, alarm.stdout) == (1, "1\n")
     assert alarm.stderr == "skincare: 1 dead job(s), more than the maximum of 0\n"
-    missing = _skincare(env, "dlq", "show", "no-such-job", "--json")
+    missing = run_skincare(env, "dlq", "show", "no-such-job", "--json")
     assert (missing.returncode, missing.stdout) == (1, "")
     assert missing.stderr == "skincare: no dead job no-such-job\n"
 
