@@ -81,7 +81,8 @@ async def test_claims_skip_what_a_held_horizon_keeps_and_a_sweep_reads_it_all(
 async def test_a_job_due_below_the_floor_is_claimed_by_the_next_sweep(
     engine: AsyncEngine,
 ) -> None:
-    async with PostgresQueue(engine) as queue:
+    # Sweeps every second rather than every five: the next sweep comes sooner, the same way.
+    async with PostgresQueue(engine, claim_sweep_every=timedelta(seconds=1)) as queue:
         await enqueue(queue, new_job("recent"))
         [recent] = await queue.receive(1)
         await queue.ack_many([recent])
