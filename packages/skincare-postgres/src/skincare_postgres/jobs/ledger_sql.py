@@ -230,3 +230,47 @@ LEDGER_LIVE_ROWS = LiveRows(
     # A retry's delay is SQS's (a message's visibility): the ledger knows only the first due.
     due="CASE WHEN attempt_log IS NULL THEN available_at END",
 )
+
+# Concurrency caps on SQS (`ledger_caps.py`): a received job takes a slot of each cap it falls
+# under as a `job_cap_leases` row naming the receipt its ledger row got when it started. The
+# slot counts while the row runs (`running`) with that receipt, its lease unexpired: an ack or
+# a dead letter deletes the row, a retry, snooze or park moves it out of `running`, and a
+# crashed worker's lease expires; the next capped start deletes the slots that no longer count.
+CAP_RUNNING = """
+WITH live AS (
+    SELECT c.cap, c.job_id FROM job_cap_leases c
+    JOIN jobs j ON j.id = c.job_id AND j.receipt = c.receipt AND j.status = 'running'
+        AND j.lease_expires_at > now()
+    WHERE c.cap = ANY(CAST(%(caps)s AS text[]))),
+gone AS (
+    DELETE FROM job_cap_leases c WHERE c.cap = ANY(CAST(%(caps)s AS text[]))
+        AND NOT EXISTS (SELECT 1 FROM live WHERE live.cap = c.cap AND live.job_id = c.job_id))
+SELECT cap, count(*)::int AS running FROM live GROUP BY cap
+"""
+
+# Received tombstones go before the caps are booked: their jobs are acked unrun, taking no slot.
+DROP_CANCELLED = """
+DELETE FROM jobs WHERE id = ANY(%(ids)s) AND status = 'cancelled' RETURNING id
+"""
+
+# The jobs the caps have room for run, each under a fresh receipt leased for `lease` (a row
+# already running is a redelivery: it starts again), and each cap's slot names that receipt.
+START_CAPPED = """
+WITH started AS (
+    UPDATE jobs SET status = 'running', started_at = now(), receipt = gen_random_uuid(),
+        lease_expires_at = now() + %(lease)s
+    WHERE id = ANY(%(ids)s)
+        AND (status IN ('sent', 'running') OR (status = 'ready' AND receipt IS NOT NULL))
+    RETURNING id, receipt)
+INSERT INTO job_cap_leases (cap, job_id, receipt)
+SELECT l.cap, started.id, started.receipt FROM started
+JOIN unnest(CAST(%(lease_caps)s AS text[]), CAST(%(lease_ids)s AS text[])) AS l(cap, id)
+    ON l.id = started.id
+ON CONFLICT (cap, job_id) DO UPDATE SET receipt = EXCLUDED.receipt
+"""
+
+# The worker's heartbeat: its capped jobs keep their slots for another `lease`.
+EXTEND_CAPPED = """
+UPDATE jobs SET lease_expires_at = now() + %(lease)s
+WHERE id = ANY(%(ids)s) AND status = 'running' AND receipt IS NOT NULL
+"""
