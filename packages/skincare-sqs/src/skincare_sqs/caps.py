@@ -8,6 +8,14 @@ running. So each is sent again as a new message, whose count starts at none, car
 attempts it spent before and its snoozes as a snooze does (`wire.snooze_attributes`); then the
 received message is deleted. Sent before the delete: a failed delete leaves one duplicate
 delivery, never a lost job.
+
+The new message is visible at once: a delay (whole seconds, 1 s at least) would send the
+waiting jobs round in step, all hidden when a slot frees. Instead a receive that held back
+every job it got waits, its messages still leased (`Settles`): until a job of its queue
+settles in this process (its slot may be free now), at most `CAP_WAIT`; then it tries them
+once more and sends back those still held back. So a slot freed in the process that ran its
+job is taken again at once, one freed elsewhere within about `CAP_WAIT`, and the waiting jobs
+cost each idle receiver a receive, a send and a delete per `CAP_WAIT`, however many wait.
 """
 
 from __future__ import annotations
@@ -18,9 +26,11 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
+import anyio
+
 from skincare_core.jobs.job import Message
 from skincare_sqs.client import call
-from skincare_sqs.wire import snooze_attributes, visibility_seconds
+from skincare_sqs.wire import snooze_attributes
 
 if TYPE_CHECKING:
     from types_boto3_sqs.client import SQSClient
@@ -31,17 +41,42 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-CAP_WAIT = timedelta(seconds=1)
-"""How long a held-back job stays hidden before it is received again: SQS's shortest delay
-but none. With none, the held-back jobs would go round the receivers without a pause; with
-1 s a freed slot is taken within about a second (the next held-back message to come back),
-while each waiting job costs a send and a delete per second."""
+CAP_WAIT = timedelta(seconds=0.25)
+"""The longest a receive that held back every job it got waits before it returns: how soon a
+slot freed by another process is taken (within about this), against the requests the waiting
+jobs cost an idle receiver (four rounds of a receive, a send and a delete a second)."""
+
+
+class Settles:
+    """The jobs this queue settled, counted, so that a receive held back by a full cap can
+    wait for the next one."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._event: anyio.Event | None = None
+
+    def settled(self) -> None:
+        """A job of this queue was acked, retried or dead-lettered: wake the waiters."""
+        self.count += 1
+        if self._event is not None:
+            self._event.set()
+            self._event = None
+
+    async def wait(self, since: int, most: timedelta) -> None:
+        """Until a job settles after `count` was `since` (at once if one did), at most
+        `most`."""
+        if self.count != since:
+            return
+        if self._event is None:
+            self._event = anyio.Event()
+        with anyio.move_on_after(most.total_seconds()):
+            await self._event.wait()
 
 
 async def hold_back(
     client: SQSClient, queue_url: str, held: Sequence[tuple[str, Message]]
 ) -> builtins.list[str]:
-    """Send each (body as received, message) again, hidden for `CAP_WAIT`, spending no attempt,
+    """Send each (body as received, message) again, visible at once and spending no attempt,
     then delete the received ones that were sent again; the receipts deleted. A message whose
     send or delete failed is logged and left to come back when its lease ends."""
     entries: builtins.list[SendMessageBatchRequestEntryTypeDef] = [
@@ -51,7 +86,6 @@ async def hold_back(
             "MessageAttributes": snooze_attributes(
                 m.job, spent=m.attempts - 1, snoozes=m.snoozes, due=None
             ),
-            "DelaySeconds": visibility_seconds(CAP_WAIT),
         }
         for n, (body, m) in enumerate(held)
     ]

@@ -37,7 +37,7 @@ from skincare_core.jobs.job import Job, Message
 from skincare_core.jobs.ports import Burial, Retry
 from skincare_core.jobs.routing import DEFAULT_QUEUE
 from skincare_core.jobs.steering import WATCH_EVERY, Pauses, PauseWatch
-from skincare_sqs.caps import hold_back
+from skincare_sqs.caps import CAP_WAIT, Settles, hold_back
 from skincare_sqs.client import (
     BATCH_LIMIT,
     MAX_DELAY,
@@ -105,6 +105,7 @@ class SqsQueue:
             raise ValueError("SQS enforces concurrency caps through a job ledger: none given")
         self._caps = caps
         self._cap_lease = cap_lease
+        self._settles = Settles()
         self.name = name
         self._client = client
         self._ledger = ledger
@@ -214,7 +215,10 @@ class SqsQueue:
         for message in messages:
             self._bodies.pop(message.receipt)
         receipts = [m.receipt for m in messages if not self._leases.is_stale(m.receipt)]
-        await self._deletes(receipts)
+        try:
+            await self._deletes(receipts)
+        finally:
+            self._settles.settled()
         for receipt in receipts:
             self._leases.forget(receipt)
 
@@ -235,6 +239,7 @@ class SqsQueue:
             for retry in live:
                 if retry.message.receipt in answer.changed:
                     await self._ledger.retry(retry.message.job.id, error=retry.error)
+        self._settles.settled()
         answer.raise_failure()
 
     async def extend_many(self, messages: Sequence[Message], visibility: timedelta) -> None:
@@ -273,6 +278,7 @@ class SqsQueue:
         if dead and self._ledger is not None:
             messages, reasons = [b.message for b in dead], [b.reason for b in dead]
             await self._ledger.finish(messages, queue=self.name, reasons=reasons)
+        self._settles.settled()
         held.raise_failure(*errors)
 
     async def _bury(self, burial: Burial) -> bool:
@@ -369,16 +375,29 @@ class SqsQueue:
     async def _start_capped(
         self, ledger: JobLedger, messages: builtins.list[Message]
     ) -> builtins.list[Message]:
-        # One transaction a batch: the jobs the caps have room for run, the rest are held back.
+        # When every job was held back, the receive waits for a slot (at most CAP_WAIT) and
+        # tries them once more before it sends them back: a slot this process frees is taken
+        # without another receive.
+        settled = self._settles.count
+        started, held = await self._book(ledger, messages)
+        if held and not started:
+            await self._settles.wait(settled, CAP_WAIT)
+            started, held = await self._book(ledger, held)
+        if held:
+            await self._hold_back(held)
+        return started
+
+    async def _book(
+        self, ledger: JobLedger, messages: builtins.list[Message]
+    ) -> tuple[builtins.list[Message], builtins.list[Message]]:
+        # One transaction: (the jobs started, those held back); cancelled ones are acked unrun.
         jobs = [(m.job.id, m.job.type) for m in messages]
         start = await ledger.start_capped(
             jobs, queue=self.name, caps=self._caps, lease=self._cap_lease
         )
-        held = [m for m in messages if m.job.id in start.held_back]
-        if held:
-            await self._hold_back(held)
         rest = [m for m in messages if m.job.id not in start.held_back]
-        return await self._started(rest, start.cancelled)
+        held = [m for m in messages if m.job.id in start.held_back]
+        return await self._started(rest, start.cancelled), held
 
     async def _hold_back(self, held: builtins.list[Message]) -> None:
         # At most ten: one receive's messages, one batch request each way.
