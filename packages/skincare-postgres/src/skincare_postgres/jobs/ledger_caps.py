@@ -4,12 +4,12 @@ A capped start runs as one transaction on a pooled connection, the way a Postgre
 does (`capped_claims.py`):
 
 1. it takes the advisory lock of each cap the queue may meet, in one sorted order (the same
-   locks as a Postgres claim), so the starts that could book one cap take turns;
+   locks as a Postgres claim), so the starts that could book one cap take turns, and drops the
+   received tombstones (acked unrun, they take no slot);
 2. it counts each cap's running jobs (`ledger_sql.CAP_RUNNING`: the slots whose ledger row
    still runs under the receipt it started with, unexpired) and deletes the slots that no
    longer count;
-3. it drops the received tombstones (acked unrun, they take no slot);
-4. it books as many jobs as each cap has room for, in the order received, and starts them.
+3. it books as many jobs as each cap has room for, in the order received, and starts them.
 
 The jobs left over are held back: their rows stay `sent`, and the SQS queue sends each again,
 unrun and without spending an attempt (`skincare_sqs.caps`).
@@ -27,7 +27,6 @@ from psycopg.rows import TupleRow, dict_row, tuple_row
 from skincare_core.jobs.caps import CapRoom, ConcurrencyCaps
 from skincare_postgres.execution import fetch
 from skincare_postgres.jobs import ledger_sql as sql
-from skincare_postgres.jobs.capped_claims import LOCK
 
 
 class CappedStart(NamedTuple):
@@ -49,12 +48,11 @@ async def start_capped(
     """Start the received (id, type) jobs of `queue` that `caps` have room for, each slot
     leased for `lease`, inside the caller's transaction on `conn`."""
     locked = {"caps": list(caps.relevant_to(queue))}
-    await fetch(conn, LOCK, locked, tuple_row)
+    ids = [job_id for job_id, _ in jobs]
+    [dropped] = await fetch(conn, sql.LOCK_DROPPING_CANCELLED, locked | {"ids": ids}, dict_row)
+    cancelled = frozenset(str(job_id) for job_id in dropped["cancelled"])
     counted = await fetch(conn, sql.CAP_RUNNING, locked, dict_row)
     room = CapRoom(caps, {row["cap"]: row["running"] for row in counted})
-    ids = list(dict.fromkeys(job_id for job_id, _ in jobs))
-    dropped = await fetch(conn, sql.DROP_CANCELLED, {"ids": ids}, tuple_row)
-    cancelled = frozenset(str(row[0]) for row in dropped)
     waiting = {job_id: job_type for job_id, job_type in jobs if job_id not in cancelled}
     chosen = {i: t for i, t in waiting.items() if room.take(queue, t)}
     if chosen:

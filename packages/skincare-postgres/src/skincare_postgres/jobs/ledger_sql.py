@@ -248,9 +248,15 @@ gone AS (
 SELECT cap, count(*)::int AS running FROM live GROUP BY cap
 """
 
-# Received tombstones go before the caps are booked: their jobs are acked unrun, taking no slot.
-DROP_CANCELLED = """
-DELETE FROM jobs WHERE id = ANY(%(ids)s) AND status = 'cancelled' RETURNING id
+# The caps' advisory locks (as `capped_claims.LOCK` takes them, in one sorted order) and, in the
+# same round trip, the received tombstones go: their jobs are acked unrun, taking no slot. Each
+# scalar subquery runs once, the locks before the count that follows in the transaction.
+LOCK_DROPPING_CANCELLED = """
+WITH cancelled AS (
+    DELETE FROM jobs WHERE id = ANY(%(ids)s) AND status = 'cancelled' RETURNING id)
+SELECT (SELECT count(pg_advisory_xact_lock(hashtextextended('skincare.cap:' || cap, 0)))
+        FROM unnest(CAST(%(caps)s AS text[])) AS cap) AS locks,
+    ARRAY(SELECT id FROM cancelled) AS cancelled
 """
 
 # The jobs the caps have room for run, each under a fresh receipt leased for `lease` (a row
