@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import logging
 import os
 import statistics
 import time
@@ -119,6 +120,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.jobs, args.reps = 100, 1
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # moto's request log
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
     print(f"load average before: {os.getloadavg()[0]:.2f}")
