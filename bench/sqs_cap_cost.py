@@ -9,7 +9,9 @@ SKINCARE_BENCH_DATABASE_URL when set, otherwise starts an embedded PostgreSQL in
 directory; a fresh moto server per run. One worker of concurrency 20 receiving batches of 10;
 the variants alternate, each rep in turn. The table gives medians, the cost per job against no
 cap (1 / rate - 1 / rate without) and the SQS requests a job (counted on the boto3 client);
-jobs/s is moto's, not SQS's.
+jobs/s is moto's, not SQS's (moto slows as its queue grows: compare within a run). A second
+table times what the cap adds in the ledger's database alone: the start of a received batch of
+ten, the plain statement without caps against the capped start's transaction.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import statistics
 import time
 import uuid
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import anyio
@@ -30,10 +33,11 @@ from moto.server import ThreadedMotoServer
 from sqlalchemy import text
 
 from bench.embedded import database_url
-from skincare_core.jobs import Envelope, Job, Router, Worker, new_job
+from skincare_core.jobs import Envelope, Job, Message, Router, Worker, new_job
 from skincare_core.jobs.caps import NO_CAPS, ConcurrencyCaps
 from skincare_postgres import PostgresJobLedger, create_engine, upgrade
 from skincare_sqs import MAX_DELAY, ensure_queues, sqs_backend
+from skincare_sqs.client import Sender
 
 VARIANTS = {
     "no cap": NO_CAPS,
@@ -65,14 +69,22 @@ async def drain(url: str, endpoint: str, caps: ConcurrencyCaps, jobs: int) -> tu
         async with engine.begin() as conn:
             await conn.execute(text("TRUNCATE jobs, job_cap_leases"))
         async with opened as backend:
-            for start in range(0, jobs, 10):
-                batch = [Envelope(new_job("noop", n=str(n))) for n in range(start, start + 10)]
-                await backend.sink.enqueue_many(batch)
+            await _enqueue(ledger, Sender(client, urls[QUEUES[0]].queue_url), jobs)
             counts.clear()
             elapsed = await _drained(backend.queue(), jobs)
     finally:
         await engine.dispose()
     return jobs / elapsed, sum(counts.values()) / jobs
+
+
+async def _enqueue(ledger: PostgresJobLedger, sender: Sender, jobs: int) -> None:
+    # Each job's ledger row, then its message, ten a SendMessageBatch: a received job's row is
+    # what its caps are counted on.
+    for start in range(0, jobs, 10):
+        batch = [Envelope(new_job("noop", n=str(n))) for n in range(start, start + 10)]
+        receipts = [await ledger.add(e, due=None, send_now=True) for e in batch]
+        await sender.send_many(batch)
+        await ledger.mark_sent([receipt for receipt in receipts if receipt is not None])
 
 
 async def _drained(queue: Any, jobs: int) -> float:
@@ -97,6 +109,38 @@ async def _drained(queue: Any, jobs: int) -> float:
     return elapsed
 
 
+async def start_cost(url: str, caps: ConcurrencyCaps, batches: int) -> float:
+    """Microseconds a job that the ledger's start of a received batch of ten takes: the plain
+    start without caps, the capped start's transaction with them (every job fits)."""
+    engine = create_engine(url, pool_size=5)
+    ledger = PostgresJobLedger(engine, window=MAX_DELAY, history=False)
+    spent = 0.0
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(text("TRUNCATE jobs, job_cap_leases"))
+        for _ in range(batches):
+            batch = [Envelope(new_job("noop")) for _ in range(10)]
+            receipts = [await ledger.add(e, due=None, send_now=True) for e in batch]
+            await ledger.mark_sent([receipt for receipt in receipts if receipt is not None])
+            began = time.perf_counter()
+            await _start(ledger, caps, [(e.job.id, e.job.type) for e in batch])
+            spent += time.perf_counter() - began
+            await ledger.finish([Message("r", e.job, 1) for e in batch], queue=QUEUES[0])
+    finally:
+        await engine.dispose()
+    return spent / (batches * 10) * 1e6
+
+
+async def _start(
+    ledger: PostgresJobLedger, caps: ConcurrencyCaps, jobs: list[tuple[str, str]]
+) -> None:
+    if caps:
+        lease = timedelta(seconds=30)
+        await ledger.start_capped(jobs, queue=QUEUES[0], caps=caps, lease=lease)
+    else:
+        await ledger.start([job_id for job_id, _ in jobs])
+
+
 def _measure(url: str, jobs: int, reps: int) -> dict[str, list[tuple[float, float]]]:
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in VARIANTS}
     for _ in range(reps):
@@ -113,13 +157,7 @@ def _measure(url: str, jobs: int, reps: int) -> dict[str, list[tuple[float, floa
 
 def main() -> None:
     """Run every variant `--reps` times, alternating; print the medians and the cost a job."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", type=int, default=1_000)
-    parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="100 jobs, one rep")
-    args = parser.parse_args()
-    if args.quick:
-        args.jobs, args.reps = 100, 1
+    args = _arguments()
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # moto's request log
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
@@ -127,8 +165,25 @@ def main() -> None:
     with database_url() as url:
         upgrade(url)
         runs = _measure(url, args.jobs, args.reps)
+        starts: dict[str, list[float]] = {name: [] for name in list(VARIANTS)[:2]}
+        for _ in range(args.reps):
+            for name in starts:
+                starts[name].append(anyio.run(start_cost, url, VARIANTS[name], args.batches))
     print(f"load average after: {os.getloadavg()[0]:.2f}\n")
     _report(runs, args.jobs, args.reps)
+    _report_starts(starts, args.batches)
+
+
+def _arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=500)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--batches", type=int, default=300, help="received batches of ten")
+    parser.add_argument("--quick", action="store_true", help="100 jobs, 30 batches, one rep")
+    args = parser.parse_args()
+    if args.quick:
+        args.jobs, args.batches, args.reps = 100, 30, 1
+    return args
 
 
 def _report(runs: dict[str, list[tuple[float, float]]], jobs: int, reps: int) -> None:
@@ -147,6 +202,17 @@ def _report(runs: dict[str, list[tuple[float, float]]], jobs: int, reps: int) ->
             f"| {name} | {rate:,.0f} ({each}) | {rate / base:.2f}x | {cost:+.0f} us"
             f" | {requests:.2f} |"
         )
+
+
+def _report_starts(starts: dict[str, list[float]], batches: int) -> None:
+    print(f"\n## The ledger's start of a received batch of ten ({batches} batches)\n")
+    print("| variant | us a job (runs) | more than no cap |")
+    print("| --- | --- | --- |")
+    base = statistics.median(starts["no cap"])
+    for name, runs in starts.items():
+        each = ", ".join(f"{r:,.0f}" for r in runs)
+        median = statistics.median(runs)
+        print(f"| {name} | {median:,.0f} ({each}) | {median - base:+,.0f} us |")
 
 
 if __name__ == "__main__":
