@@ -3,8 +3,8 @@ its job ledger (and the caps' count) in the database at URL, its queue on moto.
 
 Usage: python -m tests.sqs.capped_worker URL PREFIX OUT CAPS SECONDS, with the AWS_* variables
 of the moto server set, PREFIX the SQS queues' (`ensure_queues`), CAPS as
-SKINCARE_CONCURRENCY_CAPS reads it. Each job's start and end times (time.time()) go to OUT,
-one job a line.
+SKINCARE_CONCURRENCY_CAPS reads it. Each job's start and end times (time.time()) and id go to
+OUT, one job a line.
 """
 
 from __future__ import annotations
@@ -29,11 +29,11 @@ QUEUES = ("default",)
 
 
 def _router(out: Path) -> Router:
-    async def handle(_job: Job) -> None:
+    async def handle(job: Job) -> None:
         started = time.time()
         await anyio.sleep(WORK)
         with out.open("a") as file:
-            file.write(f"{started} {time.time()}\n")
+            file.write(f"{started} {time.time()} {job.id}\n")
 
     router = Router()
     router.register("capped", handle)

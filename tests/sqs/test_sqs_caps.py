@@ -150,3 +150,21 @@ async def test_a_queue_no_cap_touches_takes_no_slot(
         assert len(await receive_all(backend.queue(OTHER))) == 3
         assert await _slots(engine) == []
         assert set((await _states(engine)).values()) == {"running"}
+
+
+async def test_a_second_delivery_of_a_running_job_waits_and_its_slot_stays(
+    sqs_client: Any, fresh_named_queues: ProvisionNamed, engine: AsyncEngine
+) -> None:
+    # SQS may deliver a message twice: the copy must not start the job again beside itself.
+    urls = fresh_named_queues([QUEUE], visibility_timeout=_SECONDS)
+    caps = ConcurrencyCaps(types={"mail": 2})
+    ledger = PostgresJobLedger(engine, window=MAX_DELAY)
+    async with _opened(sqs_client, urls, engine, caps, QUEUE) as backend:
+        job = new_job("mail")
+        await enqueue(backend.queue(QUEUE), job)
+        assert len(await receive_all(backend.queue(QUEUE))) == 1
+        slots = await _slots(engine)
+        again = await ledger.start_capped([(job.id, "mail")], queue=QUEUE, caps=caps, lease=_LEASE)
+        assert (again.held_back, again.cancelled) == ({job.id}, frozenset())
+        assert await _slots(engine) == slots == [("type:mail", job.id)]
+        assert await _states(engine) == {job.id: "running"}

@@ -5,7 +5,8 @@ does (`capped_claims.py`):
 
 1. it takes the advisory lock of each cap the queue may meet, in one sorted order (the same
    locks as a Postgres claim), so the starts that could book one cap take turns, and drops the
-   received tombstones (acked unrun, they take no slot);
+   received tombstones (acked unrun, they take no slot), and notes the received jobs that run
+   already under a live lease (SQS delivered them twice: they wait, held back);
 2. it counts each cap's running jobs (`ledger_sql.CAP_RUNNING`: the slots whose ledger row
    still runs under the receipt it started with, unexpired) and deletes the slots that no
    longer count;
@@ -51,10 +52,11 @@ async def start_capped(
     ids = [job_id for job_id, _ in jobs]
     [dropped] = await fetch(conn, sql.LOCK_DROPPING_CANCELLED, locked | {"ids": ids}, dict_row)
     cancelled = frozenset(str(job_id) for job_id in dropped["cancelled"])
+    busy = frozenset(str(job_id) for job_id in dropped["busy"])
     counted = await fetch(conn, sql.CAP_RUNNING, locked, dict_row)
     room = CapRoom(caps, {row["cap"]: row["running"] for row in counted})
     waiting = {job_id: job_type for job_id, job_type in jobs if job_id not in cancelled}
-    chosen = {i: t for i, t in waiting.items() if room.take(queue, t)}
+    chosen = {i: t for i, t in waiting.items() if i not in busy and room.take(queue, t)}
     if chosen:
         await _start(conn, chosen, queue=queue, caps=caps, lease=lease)
     return CappedStart(cancelled, frozenset(waiting) - frozenset(chosen))

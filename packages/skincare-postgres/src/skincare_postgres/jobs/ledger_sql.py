@@ -250,17 +250,22 @@ SELECT cap, count(*)::int AS running FROM live GROUP BY cap
 
 # The caps' advisory locks (as `capped_claims.LOCK` takes them, in one sorted order) and, in the
 # same round trip, the received tombstones go: their jobs are acked unrun, taking no slot. Each
-# scalar subquery runs once, the locks before the count that follows in the transaction.
+# scalar subquery runs once, the locks before the count that follows in the transaction. A
+# received job that runs already under a live lease (SQS delivered it twice) is `busy`: it
+# holds its slot, and the second delivery waits like a held-back job.
 LOCK_DROPPING_CANCELLED = """
 WITH cancelled AS (
     DELETE FROM jobs WHERE id = ANY(%(ids)s) AND status = 'cancelled' RETURNING id)
 SELECT (SELECT count(pg_advisory_xact_lock(hashtextextended('skincare.cap:' || cap, 0)))
         FROM unnest(CAST(%(caps)s AS text[])) AS cap) AS locks,
-    ARRAY(SELECT id FROM cancelled) AS cancelled
+    ARRAY(SELECT id FROM cancelled) AS cancelled,
+    ARRAY(SELECT id FROM jobs WHERE id = ANY(%(ids)s) AND status = 'running'
+        AND lease_expires_at > now()) AS busy
 """
 
 # The jobs the caps have room for run, each under a fresh receipt leased for `lease` (a row
-# already running is a redelivery: it starts again), and each cap's slot names that receipt.
+# running under an expired lease is a crashed worker's job, delivered again: it starts again),
+# and each cap's slot names that receipt.
 START_CAPPED = """
 WITH started AS (
     UPDATE jobs SET status = 'running', started_at = now(), receipt = gen_random_uuid(),
