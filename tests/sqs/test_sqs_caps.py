@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.caps import ConcurrencyCaps
-from skincare_core.jobs.envelope import enqueue
+from skincare_core.jobs.envelope import Envelope, enqueue
 from skincare_core.jobs.job import new_job
 from skincare_core.testing.jobs.caps_contract import (
     OTHER,
@@ -29,6 +29,7 @@ from skincare_core.testing.jobs.caps_contract import (
 )
 from skincare_postgres import PostgresJobLedger
 from skincare_sqs import MAX_DELAY, ensure_queues, sqs_backend
+from skincare_sqs.client import Sender
 from tests.sqs.conftest import ProvisionNamed
 
 # A lease outlasts a few receives (the contract receives until one comes back empty).
@@ -165,6 +166,24 @@ async def test_a_second_delivery_of_a_running_job_waits_and_its_slot_stays(
         assert len(await receive_all(backend.queue(QUEUE))) == 1
         slots = await _slots(engine)
         again = await ledger.start_capped([(job.id, "mail")], queue=QUEUE, caps=caps, lease=_LEASE)
-        assert (again.held_back, again.cancelled) == ({job.id}, frozenset())
+        assert (again.held_back, again.cancelled) == (frozenset({job.id}), frozenset())
         assert await _slots(engine) == slots == [("type:mail", job.id)]
         assert await _states(engine) == {job.id: "running"}
+
+
+async def test_a_job_without_a_ledger_row_counts_under_its_cap(
+    sqs_client: Any, fresh_named_queues: ProvisionNamed, engine: AsyncEngine
+) -> None:
+    # A message sent around the ledger (or a late copy of a job that ended) still takes a slot.
+    urls = fresh_named_queues([QUEUE], visibility_timeout=_SECONDS)
+    caps = ConcurrencyCaps(types={"mail": 1})
+    async with _opened(sqs_client, urls, engine, caps, QUEUE) as backend:
+        first, second = new_job("mail", n="1"), new_job("mail", n="2")
+        sender = Sender(sqs_client, urls[QUEUE].queue_url)
+        assert await sender.send_many([Envelope(first), Envelope(second)]) == 2
+        [running] = await receive_all(backend.queue(QUEUE))
+        assert await _states(engine) == {running.job.id: "running"}
+        await backend.queue(QUEUE).ack_many([running])
+        [after] = await receive_all(backend.queue(QUEUE))
+        assert {running.job.id, after.job.id} == {first.id, second.id}
+        assert await _slots(engine) == [("type:mail", after.job.id)]

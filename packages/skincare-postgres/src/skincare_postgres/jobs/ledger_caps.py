@@ -73,6 +73,8 @@ async def _start(
     slots = [(cap, i) for i, t in chosen.items() for cap in caps.caps_of(queue, t)]
     params = {
         "ids": list(chosen),
+        "types": list(chosen.values()),
+        "queue": queue,
         "lease": lease,
         "lease_caps": [cap for cap, _ in slots],
         "lease_ids": [job_id for _, job_id in slots],

@@ -265,14 +265,17 @@ SELECT (SELECT count(pg_advisory_xact_lock(hashtextextended('skincare.cap:' || c
 
 # The jobs the caps have room for run, each under a fresh receipt leased for `lease` (a row
 # running under an expired lease is a crashed worker's job, delivered again: it starts again),
-# and each cap's slot names that receipt.
+# and each cap's slot names that receipt. A job with no row (a message sent around the ledger,
+# or a late copy of a job that ended) gets one, so that it counts too; its end deletes it.
 START_CAPPED = """
 WITH started AS (
-    UPDATE jobs SET status = 'running', started_at = now(), receipt = gen_random_uuid(),
-        lease_expires_at = now() + %(lease)s
-    WHERE id = ANY(%(ids)s)
-        AND (status IN ('sent', 'running') OR (status = 'ready' AND receipt IS NOT NULL))
-    RETURNING id, receipt)
+    INSERT INTO jobs AS j (id, type, body, queue, status, receipt, lease_expires_at, started_at)
+    SELECT s.id, s.type, '', %(queue)s, 'running', gen_random_uuid(), now() + %(lease)s, now()
+    FROM unnest(CAST(%(ids)s AS text[]), CAST(%(types)s AS text[])) AS s(id, type)
+    ON CONFLICT (id) DO UPDATE SET status = 'running', started_at = now(),
+        receipt = EXCLUDED.receipt, lease_expires_at = EXCLUDED.lease_expires_at
+    WHERE j.status IN ('sent', 'running') OR (j.status = 'ready' AND j.receipt IS NOT NULL)
+    RETURNING j.id, j.receipt)
 INSERT INTO job_cap_leases (cap, job_id, receipt)
 SELECT l.cap, started.id, started.receipt FROM started
 JOIN unnest(CAST(%(lease_caps)s AS text[]), CAST(%(lease_ids)s AS text[])) AS l(cap, id)
