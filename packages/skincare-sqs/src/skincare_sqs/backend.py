@@ -61,9 +61,10 @@ async def sqs_backend(
     (`job_cap_leases`, as on Postgres); its slot is held for `cap_lease` (give the workers'
     visibility timeout) and extended with its lease, so a crashed worker's slots come back
     when that ends. A job held back is sent again as a new message, unrun: it spends no
-    attempt and no receive of the redrive policy, and comes back after `skincare_sqs.caps.
-    CAP_WAIT` (1 s). A queue no cap touches receives as without caps. (A priority other than
-    the default is `PriorityUnsupported` at enqueue.)
+    attempt and no receive of the redrive policy (`skincare_sqs.caps`); a freed slot is taken
+    at once in the process that freed it, within `CAP_WAIT` (0.25 s) in another. A queue no
+    cap touches receives as without caps. (A priority other than the default is
+    `PriorityUnsupported` at enqueue.)
 
     Nor does SQS keep pauses: `pauses` (`skincare_postgres.PostgresPauses`, in the ledger's
     database) stop each queue's receives, and the ledger holds a paused job unsent. The
