@@ -1,7 +1,8 @@
 """Every bench program runs in its --quick mode: the bench/compare programs (in the bench
 dependency group) and bench.queue_isolation, bench.bulk_enqueue, bench.held_horizon,
 bench.notify_commit, bench.terminate_storm, bench.checkout_latency, bench.checkout_capacity,
-bench.history_search, bench.history_soak, bench.pause_claim, bench.ops_page and bench.cap_cost."""
+bench.history_search, bench.history_soak, bench.pause_claim, bench.ops_page, bench.cap_cost and
+bench.sqs_cap_cost."""
 
 from __future__ import annotations
 
@@ -235,3 +236,14 @@ def test_the_history_soak_program_reports_sizes_and_keeps_up() -> None:
     assert [row[0] for row in rows[:2]] == ["| t (s)", "| ---"]
     assert len(rows) >= 3, done.stdout
     assert "indexes at the end: ix_job_history_args" in done.stdout
+
+
+@pytest.mark.slow
+def test_the_sqs_cap_cost_program_runs_quick_and_prints_each_variant() -> None:
+    done = _run_program("bench.sqs_cap_cost", "--quick")
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    rows = [line.split(" | ")[0] for line in done.stdout.splitlines() if line.startswith("| ")]
+    never_full = "| cap in use, never full (type:noop=1000)"
+    # The drains, then the ledger's start of a batch without and with a cap.
+    assert rows[2:5] == ["| no cap", never_full, "| cap of 10 (type:noop=10)"]
+    assert rows[7:] == ["| no cap", never_full]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -14,21 +13,12 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs import Envelope, new_job
 from skincare_postgres import postgres_backend
+from tests.capped_spans import most_at_once, wait_for_spans
 from tests.postgres.capped_worker import WORK
 
 pytestmark = pytest.mark.anyio
 _JOBS, _CAP, _PROCESSES = 200, 3, 4
 _IDEAL = _JOBS * WORK / _CAP
-
-
-def most_at_once(spans: list[tuple[float, float]]) -> int:
-    """The most spans (start, end) open at one instant; one ending as another starts is not."""
-    events = sorted([(end, -1) for _, end in spans] + [(start, 1) for start, _ in spans])
-    running = peak = 0
-    for _, change in events:
-        running += change
-        peak = max(peak, running)
-    return peak
 
 
 def test_most_at_once_counts_overlaps() -> None:
@@ -46,7 +36,7 @@ async def test_a_cap_of_three_holds_across_four_worker_processes(
     outs = [tmp_path / f"worker-{n}.txt" for n in range(_PROCESSES)]
     children = _start_workers(shop_url, outs)
     try:
-        spans = _wait_for_spans(outs, within=_IDEAL * 2 + 10)
+        spans = wait_for_spans(outs, _JOBS, within=_IDEAL * 2 + 10)
     finally:
         for child in children:
             child.terminate()
@@ -66,13 +56,3 @@ def _start_workers(url: str, outs: list[Path]) -> list[subprocess.Popen[bytes]]:
         subprocess.Popen([sys.executable, "-m", module, url, str(out), caps, str(seconds)])
         for out in outs
     ]
-
-
-def _wait_for_spans(outs: list[Path], within: float) -> list[tuple[float, float]]:
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        lines = [line for out in outs if out.exists() for line in out.read_text().splitlines()]
-        if len(lines) >= _JOBS:
-            return [(float(a), float(b)) for a, b in (line.split() for line in lines)]
-        time.sleep(0.2)
-    raise AssertionError(f"not every job ran within {within:.0f} s")

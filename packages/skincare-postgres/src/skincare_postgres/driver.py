@@ -12,7 +12,8 @@ takes out of the pool.
 
 from __future__ import annotations
 
-from typing import LiteralString, cast
+from collections.abc import Awaitable, Callable
+from typing import LiteralString, TypeVar, cast
 
 import anyio
 import psycopg
@@ -22,6 +23,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from skincare_postgres.engine import client_deadline, libpq_conninfo
 from skincare_postgres.errors import DatabaseUnavailable, is_unavailable, unavailable_as_error
 from skincare_postgres.execution import Params, Row, fetch
+
+T = TypeVar("T")
 
 
 class Driver:
@@ -103,6 +106,24 @@ class Autocommit:
                 # No I/O: an autocommit connection has no transaction to roll back.
                 with anyio.CancelScope(shield=True):
                     await conn.close()
+
+
+async def in_transaction(
+    engine: AsyncEngine, work: Callable[[psycopg.AsyncConnection[TupleRow]], Awaitable[T]]
+) -> T:
+    """Run `work` in one transaction on a pooled connection of `engine` (not an autocommit
+    one), committed when it returns: what it returned; DatabaseUnavailable when down."""
+    with unavailable_as_error(), anyio.fail_after(client_deadline(engine)):
+        conn = await engine.connect()
+        try:
+            async with conn.begin():
+                return await work(await psycopg_connection(conn))
+        except BaseException as error:
+            await _discard_if_broken(conn, error)
+            raise
+        finally:
+            with anyio.CancelScope(shield=True):
+                await conn.close()
 
 
 async def psycopg_connection(conn: AsyncConnection) -> psycopg.AsyncConnection[TupleRow]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.caps import NO_CAPS, ConcurrencyCaps
-from skincare_core.jobs.errors import CapsUnsupported
 from skincare_core.jobs.history import JobHistory
 from skincare_core.jobs.minutes import MinuteStore
 from skincare_core.jobs.ports import RateLimiter, ScheduleStore
@@ -35,6 +35,7 @@ async def sqs_backend(
     schedules: ScheduleStore | None = None,
     rate_limiter: RateLimiter | None = None,
     caps: ConcurrencyCaps = NO_CAPS,
+    cap_lease: timedelta = timedelta(seconds=30),
     pauses: Pauses | None = None,
     minutes: MinuteStore | None = None,
     history: JobHistory | None = None,
@@ -55,16 +56,21 @@ async def sqs_backend(
     relay sends like any other; `PostgresJobLedger.history` reads the timelines the ledger
     keeps), or stay None when there are none.
 
-    Concurrency caps are not enforced on SQS: any `caps` is `CapsUnsupported` (a priority other
-    than the default is `PriorityUnsupported` at enqueue).
+    Concurrency caps are enforced through the ledger's database: a received job starts only
+    while every cap it falls under has room, counting every process's running jobs there
+    (`job_cap_leases`, as on Postgres); its slot is held for `cap_lease` (give the workers'
+    visibility timeout) and extended with its lease, so a crashed worker's slots come back
+    when that ends. A job held back is sent again as a new message, unrun: it spends no
+    attempt and no receive of the redrive policy (`skincare_sqs.caps`); a freed slot is taken
+    at once in the process that freed it, within `CAP_WAIT` (0.25 s) in another. A queue no
+    cap touches receives as without caps. (A priority other than the default is
+    `PriorityUnsupported` at enqueue.)
 
     Nor does SQS keep pauses: `pauses` (`skincare_postgres.PostgresPauses`, in the ledger's
     database) stop each queue's receives, and the ledger holds a paused job unsent. The
     backend's `actions` run or cancel a job through its ledger row. `minutes` (in the same
     database) keeps the workers' per-minute counts of each job type.
     """
-    if caps:
-        raise CapsUnsupported("sqs")
     missing = sorted(set(queues) - set(urls))
     if missing:
         raise ValueError(f"no SQS queue for the named queue(s) {', '.join(missing)}")
@@ -77,6 +83,8 @@ async def sqs_backend(
             name=name,
             ledger=ledger,
             pauses=pauses,
+            caps=caps,
+            cap_lease=cap_lease,
         )
         for name, pair in urls.items()
     }

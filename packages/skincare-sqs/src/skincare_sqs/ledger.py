@@ -9,6 +9,9 @@ outbox (skincare-postgres implements this as `PostgresJobLedger`):
 - a unique key is held by the row while the job waits, is scheduled or runs (received), until
   it is acked or dead: a key is free again only when its job has ended, as on every backend;
 - receiving marks the rows `running`; a job cancelled after it was sent is acked unrun;
+- under concurrency caps, receiving starts only the jobs the caps have room for, every
+  process's running jobs counted in the database, each slot leased until the worker's
+  heartbeat stops (`start_capped`, `extend_caps`); the others are held back, their rows `sent`;
 - cancel deletes an unsent row, or turns a sent (not running) one into a tombstone;
 - a job's end (acked: done; dead-lettered: failed) is counted per named queue and minute in the
   statement that drops its row, and read back as the backend's `JobOutcomes`; a received body
@@ -27,11 +30,12 @@ claimed, so the sink sends those as they are.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Protocol
 
 import anyio
 
+from skincare_core.jobs.caps import ConcurrencyCaps
 from skincare_core.jobs.codec import decode_job
 from skincare_core.jobs.envelope import Envelope, due_at
 from skincare_core.jobs.errors import InvalidJob
@@ -56,6 +60,21 @@ class JobLedger(OutboxStorage, JobOutcomes, Protocol):
 
     async def start(self, job_ids: Sequence[str]) -> set[str]:
         """Received jobs are running; returns the cancelled ones (to ack unrun)."""
+
+    async def start_capped(
+        self,
+        jobs: Sequence[tuple[str, str]],
+        *,
+        queue: str,
+        caps: ConcurrencyCaps,
+        lease: timedelta,
+    ) -> CappedStart:
+        """Received (id, type) jobs of `queue` run while every cap each falls under has room,
+        every process's running jobs counted, each slot held for `lease` unless extended; the
+        others are held back, not started. Cancelled ones are reported (ack them unrun)."""
+
+    async def extend_caps(self, job_ids: Sequence[str], lease: timedelta) -> None:
+        """These capped running jobs keep their slots for `lease` from now."""
 
     async def retry(self, job_id: str, *, error: str | None = None) -> None:
         """A received job waits in SQS again (a retry): its attempt failed with `error`."""
@@ -86,6 +105,18 @@ class JobLedger(OutboxStorage, JobOutcomes, Protocol):
     async def park(self, jobs: Sequence[tuple[str, str]]) -> set[str]:
         """These received (id, body) jobs of a paused queue or type wait unsent again, and the
         relay sends them once resumed; the ids that had a row."""
+
+
+class CappedStart(Protocol):
+    """What a capped start did with the received jobs; every job in neither set runs."""
+
+    @property
+    def cancelled(self) -> frozenset[str]:
+        """The ids of the cancelled jobs: ack them unrun."""
+
+    @property
+    def held_back(self) -> frozenset[str]:
+        """The ids of the jobs a full cap holds back: not started, to be received again."""
 
 
 class LedgerEntry(Protocol):

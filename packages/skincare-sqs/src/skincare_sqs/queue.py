@@ -22,12 +22,14 @@ import builtins
 import logging
 from collections import OrderedDict
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 import anyio
 from attrs import frozen
 
+from skincare_core.jobs.caps import NO_CAPS, ConcurrencyCaps
 from skincare_core.jobs.codec import decode_job, encode_job
 from skincare_core.jobs.envelope import Envelope, due_at
 from skincare_core.jobs.errors import InvalidJob
@@ -35,6 +37,7 @@ from skincare_core.jobs.job import Job, Message
 from skincare_core.jobs.ports import Burial, Retry
 from skincare_core.jobs.routing import DEFAULT_QUEUE
 from skincare_core.jobs.steering import WATCH_EVERY, Pauses, PauseWatch
+from skincare_sqs.caps import CAP_WAIT, Settles, hold_back
 from skincare_sqs.client import (
     BATCH_LIMIT,
     MAX_DELAY,
@@ -75,7 +78,12 @@ V = TypeVar("V")
 class SqsQueue:
     """A source queue and its DLQ (`dead_letters`, the operator's view of it). A receipt this
     process saw superseded is skipped, as is one SQS calls stale. Dead-lettering forwards the
-    body as it was received, stamped with why and when."""
+    body as it was received, stamped with why and when.
+
+    Under `caps` (which need the ledger) a received job starts only while every cap it falls
+    under has room, every process's running jobs counted in the ledger's database, its slot
+    held for `cap_lease` (the worker's visibility timeout) and extended with its lease; a job
+    held back is sent again unrun (`skincare_sqs.caps`). A queue no cap touches pays nothing."""
 
     def __init__(
         self,
@@ -88,8 +96,16 @@ class SqsQueue:
         name: str = DEFAULT_QUEUE,
         ledger: JobLedger | None = None,
         pauses: Pauses | None = None,
+        caps: ConcurrencyCaps = NO_CAPS,
+        cap_lease: timedelta = timedelta(seconds=30),
     ) -> None:
         _check_long_poll(client, wait_time_seconds)
+        self._capped = bool(caps.relevant_to(name))
+        if self._capped and ledger is None:
+            raise ValueError("SQS enforces concurrency caps through a job ledger: none given")
+        self._caps = caps
+        self._cap_lease = cap_lease
+        self._settles = Settles()
         self.name = name
         self._client = client
         self._ledger = ledger
@@ -199,7 +215,10 @@ class SqsQueue:
         for message in messages:
             self._bodies.pop(message.receipt)
         receipts = [m.receipt for m in messages if not self._leases.is_stale(m.receipt)]
-        await self._deletes(receipts)
+        try:
+            await self._deletes(receipts)
+        finally:
+            self._settles.settled()
         for receipt in receipts:
             self._leases.forget(receipt)
 
@@ -220,13 +239,19 @@ class SqsQueue:
             for retry in live:
                 if retry.message.receipt in answer.changed:
                     await self._ledger.retry(retry.message.job.id, error=retry.error)
+        self._settles.settled()
         answer.raise_failure()
 
     async def extend_many(self, messages: Sequence[Message], visibility: timedelta) -> None:
-        """Keep the leases for another `visibility` from now, ten per request."""
+        """Keep the leases for another `visibility` from now, ten per request; under caps,
+        their slots too."""
         seconds = visibility_seconds(visibility)
         wanted = [(m.receipt, seconds) for m in messages if not self._leases.is_stale(m.receipt)]
         answer = await change_visibility(self._client, self._queue_url, wanted)
+        if self._capped and self._ledger is not None:
+            running = [self._running.peek(receipt) for receipt in answer.changed]
+            ids = [message.job.id for message in running if message is not None]
+            await self._ledger.extend_caps(ids, visibility)
         answer.raise_failure()
 
     async def dead_letter_many(self, burials: Sequence[Burial]) -> None:
@@ -253,6 +278,7 @@ class SqsQueue:
         if dead and self._ledger is not None:
             messages, reasons = [b.message for b in dead], [b.reason for b in dead]
             await self._ledger.finish(messages, queue=self.name, reasons=reasons)
+        self._settles.settled()
         held.raise_failure(*errors)
 
     async def _bury(self, burial: Burial) -> bool:
@@ -341,7 +367,47 @@ class SqsQueue:
         # One statement a batch: cancelled jobs are deleted unrun, the others marked running.
         if self._ledger is None or not messages:
             return messages
+        if self._capped:
+            return await self._start_capped(self._ledger, messages)
         cancelled = await self._ledger.start([m.job.id for m in messages])
+        return await self._started(messages, cancelled)
+
+    async def _start_capped(
+        self, ledger: JobLedger, messages: builtins.list[Message]
+    ) -> builtins.list[Message]:
+        # When every job was held back, the receive waits for a slot (at most CAP_WAIT) and
+        # tries them once more before it sends them back: a slot this process frees is taken
+        # without another receive.
+        settled = self._settles.count
+        started, held = await self._book(ledger, messages)
+        if held and not started:
+            await self._settles.wait(settled, CAP_WAIT)
+            started, held = await self._book(ledger, held)
+        if held:
+            await self._hold_back(held)
+        return started
+
+    async def _book(
+        self, ledger: JobLedger, messages: builtins.list[Message]
+    ) -> tuple[builtins.list[Message], builtins.list[Message]]:
+        # One transaction: (the jobs started, those held back); cancelled ones are acked unrun.
+        jobs = [(m.job.id, m.job.type) for m in messages]
+        start = await ledger.start_capped(
+            jobs, queue=self.name, caps=self._caps, lease=self._cap_lease
+        )
+        rest = [m for m in messages if m.job.id not in start.held_back]
+        held = [m for m in messages if m.job.id in start.held_back]
+        return await self._started(rest, start.cancelled), held
+
+    async def _hold_back(self, held: builtins.list[Message]) -> None:
+        # At most ten: one receive's messages, one batch request each way.
+        bodies = [(self._bodies.pop(m.receipt) or encode_job(m.job), m) for m in held]
+        for receipt in await hold_back(self._client, self._queue_url, bodies):
+            self._leases.forget(receipt)
+
+    async def _started(
+        self, messages: builtins.list[Message], cancelled: AbstractSet[str]
+    ) -> builtins.list[Message]:
         unrun = [m.receipt for m in messages if m.job.id in cancelled]
         for receipt in unrun:
             self._bodies.pop(receipt)

@@ -17,11 +17,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.caps import NO_CAPS
-from skincare_core.jobs.errors import CapsUnsupported
 from skincare_core.shop.job_types import SHOP_JOBS, SHOP_ROUTES
 from skincare_postgres import PostgresNotifier, create_engine, postgres_backend
 from skincare_services.queue_backends import BackendContext, QueueBackend, queue_backend
-from skincare_services.scheduling import NotSupportedHere
 from skincare_services.settings import Settings
 
 if TYPE_CHECKING:
@@ -134,15 +132,13 @@ async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
             rate_limiter=PostgresRateLimiter(engine),
             # Only a process that serves queues claims: the CLI's reads run without caps.
             caps=context.settings.concurrency_caps if context.queues else NO_CAPS,
+            # A slot is held as long as the job's lease: the heartbeat extends both.
+            cap_lease=context.visibility_timeout,
             pauses=PostgresPauses(engine),
             minutes=PostgresMinuteStore(engine),
             history=ledger.history,
         )
-        try:
-            entered = await stack.enter_async_context(backend)
-        except CapsUnsupported as exc:
-            raise NotSupportedHere(str(exc)) from None
-        yield entered
+        yield await stack.enter_async_context(backend)
 
 
 POSTGRES = QueueBackend(open=_postgres)

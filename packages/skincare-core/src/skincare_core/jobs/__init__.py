@@ -15,7 +15,6 @@ from skincare_core.jobs.codec import MAX_JOB_BYTES, decode_job, encode_job
 from skincare_core.jobs.definitions import Definition, Definitions, JobDefinition, current_job
 from skincare_core.jobs.envelope import Envelope, OutboxWriter, RoutedOutbox, enqueue
 from skincare_core.jobs.errors import (
-    CapsUnsupported,
     InvalidJob,
     JobTooLarge,
     PermanentJobError,
@@ -73,7 +72,6 @@ __all__ = [
     "Attempt",
     "Backend",
     "Burial",
-    "CapsUnsupported",
     "ConcurrencyCaps",
     "DeadLetter",
     "DeadLetters",

@@ -68,14 +68,3 @@ class PriorityUnsupported(ValueError):
         )
         self.queue = queue
         self.priority = priority
-
-
-class CapsUnsupported(ValueError):
-    """Concurrency caps asked of a backend that cannot count running jobs across processes."""
-
-    def __init__(self, backend: str) -> None:
-        super().__init__(
-            f"the {backend} queue backend cannot enforce concurrency caps:"
-            " unset SKINCARE_CONCURRENCY_CAPS, or use the postgres backend"
-        )
-        self.backend = backend

@@ -11,16 +11,20 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
-from psycopg.rows import class_row, dict_row, tuple_row
+import psycopg
+from psycopg.rows import TupleRow, class_row, dict_row, tuple_row
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from skincare_core.jobs.caps import ConcurrencyCaps
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.history import worker_name
 from skincare_core.jobs.job import Message
 from skincare_core.jobs.outcomes import RECENT, OutcomeCounts
 from skincare_core.jobs.steering import JobState
+from skincare_postgres.driver import in_transaction
 from skincare_postgres.jobs import ledger_sql as sql
 from skincare_postgres.jobs.history import PostgresJobHistory
+from skincare_postgres.jobs.ledger_caps import CappedStart, start_capped
 from skincare_postgres.jobs.outbox_storage import PostgresOutboxStorage
 from skincare_postgres.jobs.outcomes import PRUNE_PARAMS, read_recent
 from skincare_postgres.jobs.outcomes_sql import COUNT_FINISHED, PRUNE
@@ -65,6 +69,7 @@ class PostgresJobLedger(PostgresOutboxStorage):
         worker: str | None = None,
     ) -> None:
         super().__init__(engine, lease=lease, window=window)
+        self._engine = engine
         self._keeping = history
         self._worker = worker_name() if worker is None else worker
         self.history = PostgresJobHistory(engine, live=sql.LEDGER_LIVE_ROWS) if history else None
@@ -112,6 +117,31 @@ class PostgresJobLedger(PostgresOutboxStorage):
         statement = sql.START_KEEPING if self._keeping else sql.START
         rows = await self._autocommit.rows(statement, {"ids": list(job_ids)}, tuple_row)
         return {str(row[0]) for row in rows}
+
+    async def start_capped(
+        self,
+        jobs: Sequence[tuple[str, str]],
+        *,
+        queue: str,
+        caps: ConcurrencyCaps,
+        lease: timedelta,
+    ) -> CappedStart:
+        """Received (id, type) jobs of `queue` run while every cap each falls under has room,
+        every process's running jobs counted, each slot leased for `lease`; the others are
+        held back (their rows stay sent). Tombstones are reported cancelled (ack them unrun).
+        One transaction (`ledger_caps`)."""
+        if not jobs:
+            return CappedStart(frozenset(), frozenset())
+
+        async def work(conn: psycopg.AsyncConnection[TupleRow]) -> CappedStart:
+            return await start_capped(conn, jobs, queue=queue, caps=caps, lease=lease)
+
+        return await in_transaction(self._engine, work)
+
+    async def extend_caps(self, job_ids: Sequence[str], lease: timedelta) -> None:
+        """These capped running jobs keep their slots for `lease` from now."""
+        if job_ids:
+            await self._autocommit.run(sql.EXTEND_CAPPED, {"ids": list(job_ids), "lease": lease})
 
     async def retry(self, job_id: str, *, error: str | None = None) -> None:
         """A received job goes back to waiting in SQS (a retry), its attempt failed with

@@ -230,3 +230,61 @@ LEDGER_LIVE_ROWS = LiveRows(
     # A retry's delay is SQS's (a message's visibility): the ledger knows only the first due.
     due="CASE WHEN attempt_log IS NULL THEN available_at END",
 )
+
+# Concurrency caps on SQS (`ledger_caps.py`): a received job takes a slot of each cap it falls
+# under as a `job_cap_leases` row naming the receipt its ledger row got when it started. The
+# slot counts while the row runs (`running`) with that receipt, its lease unexpired: an ack or
+# a dead letter deletes the row, a retry, snooze or park moves it out of `running`, and a
+# crashed worker's lease expires; the next capped start deletes the slots that no longer count.
+CAP_RUNNING = """
+WITH live AS (
+    SELECT c.cap, c.job_id FROM job_cap_leases c
+    JOIN jobs j ON j.id = c.job_id AND j.receipt = c.receipt AND j.status = 'running'
+        AND j.lease_expires_at > now()
+    WHERE c.cap = ANY(CAST(%(caps)s AS text[]))),
+gone AS (
+    DELETE FROM job_cap_leases c WHERE c.cap = ANY(CAST(%(caps)s AS text[]))
+        AND NOT EXISTS (SELECT 1 FROM live WHERE live.cap = c.cap AND live.job_id = c.job_id))
+SELECT cap, count(*)::int AS running FROM live GROUP BY cap
+"""
+
+# The caps' advisory locks (as `capped_claims.LOCK` takes them, in one sorted order) and, in the
+# same round trip, the received tombstones go: their jobs are acked unrun, taking no slot. Each
+# scalar subquery runs once, the locks before the count that follows in the transaction. A
+# received job that runs already under a live lease (SQS delivered it twice) is `busy`: it
+# holds its slot, and the second delivery waits like a held-back job.
+LOCK_DROPPING_CANCELLED = """
+WITH cancelled AS (
+    DELETE FROM jobs WHERE id = ANY(%(ids)s) AND status = 'cancelled' RETURNING id)
+SELECT (SELECT count(pg_advisory_xact_lock(hashtextextended('skincare.cap:' || cap, 0)))
+        FROM unnest(CAST(%(caps)s AS text[])) AS cap) AS locks,
+    ARRAY(SELECT id FROM cancelled) AS cancelled,
+    ARRAY(SELECT id FROM jobs WHERE id = ANY(%(ids)s) AND status = 'running'
+        AND lease_expires_at > now()) AS busy
+"""
+
+# The jobs the caps have room for run, each under a fresh receipt leased for `lease` (a row
+# running under an expired lease is a crashed worker's job, delivered again: it starts again),
+# and each cap's slot names that receipt. A job with no row (a message sent around the ledger,
+# or a late copy of a job that ended) gets one, so that it counts too; its end deletes it.
+START_CAPPED = """
+WITH started AS (
+    INSERT INTO jobs AS j (id, type, body, queue, status, receipt, lease_expires_at, started_at)
+    SELECT s.id, s.type, '', %(queue)s, 'running', gen_random_uuid(), now() + %(lease)s, now()
+    FROM unnest(CAST(%(ids)s AS text[]), CAST(%(types)s AS text[])) AS s(id, type)
+    ON CONFLICT (id) DO UPDATE SET status = 'running', started_at = now(),
+        receipt = EXCLUDED.receipt, lease_expires_at = EXCLUDED.lease_expires_at
+    WHERE j.status IN ('sent', 'running') OR (j.status = 'ready' AND j.receipt IS NOT NULL)
+    RETURNING j.id, j.receipt)
+INSERT INTO job_cap_leases (cap, job_id, receipt)
+SELECT l.cap, started.id, started.receipt FROM started
+JOIN unnest(CAST(%(lease_caps)s AS text[]), CAST(%(lease_ids)s AS text[])) AS l(cap, id)
+    ON l.id = started.id
+ON CONFLICT (cap, job_id) DO UPDATE SET receipt = EXCLUDED.receipt
+"""
+
+# The worker's heartbeat: its capped jobs keep their slots for another `lease`.
+EXTEND_CAPPED = """
+UPDATE jobs SET lease_expires_at = now() + %(lease)s
+WHERE id = ANY(%(ids)s) AND status = 'running' AND receipt IS NOT NULL
+"""

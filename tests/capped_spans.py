@@ -1,0 +1,30 @@
+"""What the real-process cap tests read back: each job's (start, end) times (then anything else
+the worker notes), one line a job in each worker process's file, and the most jobs running at
+once."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+
+def most_at_once(spans: list[tuple[float, float]]) -> int:
+    """The most spans (start, end) open at one instant; one ending as another starts is not."""
+    events = sorted([(end, -1) for _, end in spans] + [(start, 1) for start, _ in spans])
+    running = peak = 0
+    for _, change in events:
+        running += change
+        peak = max(peak, running)
+    return peak
+
+
+def wait_for_spans(outs: list[Path], jobs: int, within: float) -> list[tuple[float, float]]:
+    """The spans of `jobs` jobs once the files `outs` hold that many; AssertionError if they
+    do not within `within` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        lines = [line for out in outs if out.exists() for line in out.read_text().splitlines()]
+        if len(lines) >= jobs:
+            return [(float(a), float(b)) for a, b, *_ in (line.split() for line in lines)]
+        time.sleep(0.2)
+    raise AssertionError(f"not every job ran within {within:.0f} s")
