@@ -60,7 +60,7 @@ def _start_workers(url: str, prefix: str, outs: list[Path]) -> list[subprocess.P
         subprocess.Popen(
             [
                 sys.executable,
-                "/tmp/sqscaps-dbg/dbg.py",
+                "-m",
                 module,
                 url,
                 prefix,
