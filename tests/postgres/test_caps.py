@@ -21,7 +21,8 @@ from skincare_core.testing.jobs.caps_contract import (
 )
 from skincare_postgres import postgres_backend
 
-_LEASE = timedelta(seconds=1)
+# Long enough that no lease ends while a test receives on a loaded machine (a 1 s lease did).
+_LEASE = timedelta(seconds=3)
 _POLL = timedelta(seconds=0.3)
 
 
