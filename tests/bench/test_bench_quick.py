@@ -1,8 +1,8 @@
 """Every bench program runs in its --quick mode: the bench/compare programs (in the bench
 dependency group) and bench.queue_isolation, bench.bulk_enqueue, bench.held_horizon,
 bench.notify_commit, bench.terminate_storm, bench.checkout_latency, bench.checkout_capacity,
-bench.history_search, bench.history_soak, bench.pause_claim, bench.ops_page, bench.cap_cost and
-bench.sqs_cap_cost."""
+bench.history_search, bench.history_soak, bench.history_ack_cost, bench.pause_claim,
+bench.ops_page, bench.cap_cost and bench.sqs_cap_cost."""
 
 from __future__ import annotations
 
@@ -225,6 +225,25 @@ def test_the_history_search_program_times_every_search_quick() -> None:
         "| newest 50, no filter",
     ]
     assert all(float(row[1]) >= 0 for row in rows[2:]), rows
+
+
+def test_the_history_ack_cost_program_acks_every_job_in_each_variant() -> None:
+    # The program itself fails unless each variant acked every job and kept its history rows.
+    done = _run_program("bench.history_ack_cost", "--quick")
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert [row[0] for row in rows[2:]] == [
+        "| no history",
+        "| history (shipped)",
+        "| history, random ids",
+        "| history, random ids, body parsed per use",
+        "| history, no id index",
+        "| history, no argument index",
+        "| history, no type index",
+        "| history row, no index",
+        "| 7-column row, no index",
+    ]
+    assert all(float(row[2]) > 0 for row in rows[2:]), rows
 
 
 @pytest.mark.slow

@@ -1,0 +1,176 @@
+"""What the job history costs the ack statement on the server, taken apart: the ack without
+history, the shipped ack with history, the same with random (UUID4) ids and with the body
+parsed once for each use (the statement before), with each of job_history's indexes dropped and
+with all of them, and a minimal seven-column row with no index (the least a history row
+written by the ack costs).
+
+Run: `uv run python -m bench.history_ack_cost [--quick] [--jobs N] [--batch B] [--reps R]`.
+Each run fills N leased jobs with COPY and acks them B a statement on one autocommit
+connection, as the completer does; the variants take turns, rep after rep. Printed: the median
+wall seconds, and the server backend's CPU (from /proc, user + system) over the N jobs, and the
+CPU a job above the ack without history (median, and from the fastest reps).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import NamedTuple
+
+import psycopg
+
+from bench.embedded import database_url
+from skincare_core.jobs.job import new_job_id
+from skincare_postgres import upgrade
+from skincare_postgres.engine import libpq_conninfo
+from skincare_postgres.jobs import queue_sql
+
+Conn = psycopg.Connection[tuple[object, ...]]
+# Each job is leased (a receipt, a lease far off) and started, as a claim leaves it.
+_LONG_AGO, _FAR_OFF = datetime(2026, 1, 1, tzinfo=UTC), datetime(2099, 1, 1, tzinfo=UTC)
+_INDEXES = (
+    "ix_job_history_id",
+    "ix_job_history_args",
+    "ix_job_history_type_finished_at",
+    "ix_job_history_failed_finished_at",
+)
+_RESTORE = (
+    "CREATE INDEX IF NOT EXISTS ix_job_history_id ON job_history (id)",
+    "CREATE INDEX IF NOT EXISTS ix_job_history_args ON job_history USING gin (args jsonb_path_ops)",
+    "CREATE INDEX IF NOT EXISTS ix_job_history_type_finished_at ON job_history (type, finished_at)",
+    "CREATE INDEX IF NOT EXISTS ix_job_history_failed_finished_at ON job_history (finished_at)"
+    " WHERE state <> 'done'",
+)
+_MINIMAL = """kept AS (
+    INSERT INTO job_history (id, type, queue, state, args, finished_at, attempts)
+    SELECT s.id, s.type, s.queue, 'done', '{}', now(), s.attempts FROM settled s)"""
+
+
+def _minimal_row(statement: str) -> str:
+    start, end = statement.index("kept AS ("), statement.index("\nINSERT INTO job_outcomes")
+    return statement[:start] + _MINIMAL + statement[end:]
+
+
+class Variant(NamedTuple):
+    """An ack statement, the ids its jobs get, and the job_history indexes dropped for it."""
+
+    statement: str
+    new_id: Callable[[], str]
+    dropped: tuple[str, ...] = ()
+
+
+def _random_id() -> str:
+    return uuid.uuid4().hex
+
+
+_KEEPING = queue_sql.ACK_KEEPING
+VARIANTS = {
+    "no history": Variant(queue_sql.ACK, new_job_id),
+    "history (shipped)": Variant(_KEEPING, new_job_id),
+    "history, random ids": Variant(_KEEPING, _random_id),
+    "history, random ids, body parsed per use": Variant(
+        _KEEPING.replace(" OFFSET 0) d", ") d"), _random_id
+    ),
+    "history, no id index": Variant(_KEEPING, new_job_id, _INDEXES[:1]),
+    "history, no argument index": Variant(_KEEPING, new_job_id, _INDEXES[1:2]),
+    "history, no type index": Variant(_KEEPING, new_job_id, _INDEXES[2:3]),
+    "history row, no index": Variant(_KEEPING, new_job_id, _INDEXES),
+    "7-column row, no index": Variant(_minimal_row(_KEEPING), new_job_id, _INDEXES),
+}
+
+
+def _fill(conn: Conn, jobs: int, new_id: Callable[[], str]) -> list[tuple[str, str]]:
+    leases = [(new_id(), uuid.uuid4().hex) for _ in range(jobs)]
+    columns = "id, type, body, queue, receipt, available_at, lease_expires_at, attempts, started_at"
+    with conn.cursor() as cur, cur.copy(f"COPY jobs ({columns}) FROM STDIN") as copy:
+        for n, (job_id, receipt) in enumerate(leases):
+            body = {"id": job_id, "type": "send_confirmation_email", "headers": {}}
+            body["payload"] = {"order_id": n, "email": f"c{n}@example.com"}
+            lease = (receipt, _LONG_AGO, _FAR_OFF, 1, _LONG_AGO)
+            copy.write_row((job_id, body["type"], json.dumps(body), "default", *lease))
+    return leases
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / 100
+
+
+def _ack_all(conn: Conn, statement: str, leases: list[tuple[str, str]], batch: int) -> None:
+    for at in range(0, len(leases), batch):
+        chunk = leases[at : at + batch]
+        ids, receipts = [i for i, _ in chunk], [r for _, r in chunk]
+        conn.execute(statement, {"ids": ids, "receipts": receipts, "worker": "bench"})
+
+
+def run(conninfo: str, variant: Variant, *, jobs: int, batch: int) -> tuple[float, float]:
+    """Fill, ack every job; (wall seconds, server CPU seconds) of the acks."""
+    with psycopg.connect(conninfo, autocommit=True) as conn:
+        conn.execute("TRUNCATE jobs, job_history")
+        for index in _RESTORE:
+            conn.execute(index)
+        for name in variant.dropped:
+            conn.execute(f"DROP INDEX {name}")
+        leases = _fill(conn, jobs, variant.new_id)
+        conn.execute("VACUUM ANALYZE jobs")
+        pid = conn.info.backend_pid
+        started, cpu = time.perf_counter(), _cpu_seconds(pid)
+        _ack_all(conn, variant.statement, leases, batch)
+        took = time.perf_counter() - started, _cpu_seconds(pid) - cpu
+        _check_acked(conn, kept=0 if variant.statement == queue_sql.ACK else jobs)
+        return took
+
+
+def _check_acked(conn: Conn, *, kept: int) -> None:
+    # Every job acked, and a history row for each where the variant keeps one.
+    counts = conn.execute("SELECT (SELECT count(*) FROM jobs), (SELECT count(*) FROM job_history)")
+    if (row := counts.fetchone()) != (0, kept):
+        raise RuntimeError(f"expected (0 jobs, {kept} history rows) after the acks, got {row}")
+
+
+def main() -> None:
+    """Parse the options, run the variants in turns, print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="2,000 jobs, 1 rep")
+    parser.add_argument("--jobs", type=int, default=20_000)
+    parser.add_argument("--batch", type=int, default=10)
+    parser.add_argument("--reps", type=int, default=7)
+    args = parser.parse_args()
+    jobs, reps = (2_000, 1) if args.quick else (args.jobs, args.reps)
+    taken: dict[str, list[tuple[float, float]]] = {name: [] for name in VARIANTS}
+    with database_url() as url:
+        upgrade(url)
+        for _ in range(reps):
+            for name, variant in VARIANTS.items():
+                taken[name].append(run(libpq_conninfo(url), variant, jobs=jobs, batch=args.batch))
+    _print(taken, jobs=jobs, batch=args.batch, reps=reps)
+
+
+def _print(
+    taken: dict[str, list[tuple[float, float]]], *, jobs: int, batch: int, reps: int
+) -> None:
+    base = taken["no history"]
+    base_cpu, base_min = statistics.median(c for _, c in base), min(c for _, c in base)
+    print(
+        f"\n## The ack statement with and without history"
+        f" ({jobs:,} jobs, batch {batch}, {reps} reps)\n"
+    )
+    print("| variant | wall s | server CPU-s | us a job over no history | (fastest reps) |")
+    print("| --- | --- | --- | --- | --- |")
+    for name, runs in taken.items():
+        wall, cpu = statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs)
+        over, fastest = (
+            (cpu - base_cpu) / jobs * 1e6,
+            (min(c for _, c in runs) - base_min) / jobs * 1e6,
+        )
+        print(f"| {name} | {wall:.2f} | {cpu:.2f} | {over:.1f} | {fastest:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
