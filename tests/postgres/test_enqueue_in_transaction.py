@@ -15,7 +15,9 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from skincare_core.jobs.envelope import Envelope
+from skincare_core.jobs.errors import PriorityUnsupported
 from skincare_core.jobs.job import new_job
+from skincare_core.jobs.priority import DEFAULT_PRIORITY, PRIORITIES
 from skincare_postgres import PostgresQueue, TransactionConnection, enqueue_in_transaction
 from skincare_postgres.engine import libpq_conninfo
 from tests.postgres.pg_shop import Shop
@@ -157,3 +159,21 @@ async def test_the_stored_jobs_are_exactly_the_committed_ones(
         if commits:
             committed.add(job.id)
     assert await stored_ids(engine, then_empty=True) == committed
+
+
+@pytest.mark.parametrize("priority", PRIORITIES)
+async def test_an_unordered_backend_takes_only_the_default_priority(
+    engine: AsyncEngine, priority: int
+) -> None:
+    # On SQS (ordered=False) a priority would be kept in the row and never honoured: refused.
+    job = new_job("sync_warehouse_stock", product_id="42")
+    async with sqlalchemy_connection(engine) as conn:
+        if priority == DEFAULT_PRIORITY:
+            assert await enqueue_in_transaction(conn, Envelope(job), ordered=False) is True
+        else:
+            with pytest.raises(PriorityUnsupported, match="cannot order jobs by priority"):
+                await enqueue_in_transaction(conn, Envelope(job, priority=priority), ordered=False)
+        await conn.commit()
+    assert await stored_ids(engine, then_empty=True) == (
+        {job.id} if priority == DEFAULT_PRIORITY else set()
+    )

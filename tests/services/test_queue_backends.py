@@ -24,3 +24,9 @@ def test_an_unknown_name_lists_the_registered_ones_on_one_line() -> None:
 def test_only_sqs_requires_a_setting_of_its_own() -> None:
     assert POSTGRES.required_settings == ()
     assert SQS.required_settings == ("sqs_queue_prefix",)
+
+
+def test_only_the_postgres_queues_order_jobs_by_priority() -> None:
+    # The composition roots pass this to the unit of work, whose outbox refuses a priority on SQS.
+    assert queue_backend("postgres").ordered is True
+    assert queue_backend("sqs").ordered is False

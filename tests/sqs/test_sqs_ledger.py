@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.envelope import enqueue
+from skincare_core.jobs.errors import PriorityUnsupported
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.jobs.router import Router
@@ -151,3 +152,24 @@ async def test_a_row_older_than_sqs_keeps_messages_is_swept_and_frees_its_key(
     assert await ledger.claim(10) == []
     assert await _rows(engine) == [("recent", "sent")]
     assert await enqueue(backend.queue(), new_job("ledger.unique"), unique_key="k") is True
+
+
+async def test_an_outbox_job_with_a_priority_is_refused_on_sqs(
+    backend: Backend, engine: AsyncEngine
+) -> None:
+    # SQS has no order among its messages: the unit of work of an SQS deployment (ordered=False)
+    # refuses a priority before writing, and its transaction rolls back with nothing sent.
+    urgent, plain = new_job("ledger.unique"), new_job("ledger.unique")
+
+    async def checkout() -> None:
+        async with PostgresDatabase(engine, routes=ROUTES, ordered=False)() as uow:
+            assert await uow.outbox.add(plain) is True
+            await uow.outbox.add(urgent, priority=1)
+
+    with pytest.raises(PriorityUnsupported, match="cannot order jobs by priority"):
+        await checkout()
+    assert await _rows(engine) == []
+    assert await _relay_once(backend) == 0
+    async with PostgresDatabase(engine, routes=ROUTES, ordered=False)() as uow:
+        assert await uow.outbox.add(plain) is True
+    assert await _relay_once(backend) == 1

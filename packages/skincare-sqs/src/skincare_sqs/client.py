@@ -19,8 +19,7 @@ from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
 from skincare_core.jobs.envelope import Envelope, due_at
-from skincare_core.jobs.errors import PriorityUnsupported, Unavailable
-from skincare_core.jobs.priority import DEFAULT_PRIORITY
+from skincare_core.jobs.errors import Unavailable
 from skincare_sqs.wire import job_attributes, visibility_seconds
 
 if TYPE_CHECKING:
@@ -96,14 +95,6 @@ class SqsUnavailable(Unavailable):
         super().__init__(f"SQS {operation} failed: {reason}")
         self.operation = operation
         self.reason = reason
-
-
-def refuse_priorities(envelopes: Sequence[Envelope]) -> None:
-    """PriorityUnsupported, before anything is written or sent, for an envelope with a priority
-    other than the default: an SQS queue has no order among its messages."""
-    for envelope in envelopes:
-        if envelope.priority != DEFAULT_PRIORITY:
-            raise PriorityUnsupported(envelope.queue, envelope.priority)
 
 
 class Sender:

@@ -37,13 +37,13 @@ import anyio
 
 from skincare_core.jobs.caps import ConcurrencyCaps
 from skincare_core.jobs.codec import decode_job
-from skincare_core.jobs.envelope import Envelope, due_at
+from skincare_core.jobs.envelope import Envelope, due_at, refuse_priorities
 from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import Job, Message
 from skincare_core.jobs.outcomes import JobOutcomes
 from skincare_core.jobs.ports import DeadLetters, OutboxStorage
 from skincare_core.jobs.steering import JobState, JobView
-from skincare_sqs.client import Sender, due_beyond_delay, now, refuse_priorities
+from skincare_sqs.client import Sender, due_beyond_delay, now
 
 
 class JobLedger(OutboxStorage, JobOutcomes, Protocol):

@@ -31,7 +31,7 @@ from attrs import frozen
 
 from skincare_core.jobs.caps import NO_CAPS, ConcurrencyCaps
 from skincare_core.jobs.codec import decode_job, encode_job
-from skincare_core.jobs.envelope import Envelope, due_at
+from skincare_core.jobs.envelope import Envelope, due_at, refuse_priorities
 from skincare_core.jobs.errors import InvalidJob
 from skincare_core.jobs.job import Job, Message
 from skincare_core.jobs.ports import Burial, Retry
@@ -46,7 +46,6 @@ from skincare_sqs.client import (
     SqsUnavailable,
     call,
     now,
-    refuse_priorities,
 )
 from skincare_sqs.dead_letters import DeadLettering, SqsDeadLetters
 from skincare_sqs.ledger import JobLedger, enqueue_through

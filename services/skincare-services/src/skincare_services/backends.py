@@ -144,7 +144,7 @@ async def _sqs(context: BackendContext) -> AsyncIterator[Backend]:
 POSTGRES = QueueBackend(open=_postgres)
 """The jobs table: the unit of work's outbox row is the queue row (entry point `postgres`)."""
 
-SQS = QueueBackend(open=_sqs, required_settings=("sqs_queue_prefix",))
+SQS = QueueBackend(open=_sqs, required_settings=("sqs_queue_prefix",), ordered=False)
 """An SQS queue and DLQ per named queue, the outbox and ledger in the database, and a relay
 between them (entry point `sqs`); boto3 loads only when it is opened."""
 

@@ -37,6 +37,7 @@ from skincare_core.shop.system_clock import SystemClock
 from skincare_core.shop.webhooks import PaymentWebhookService
 from skincare_postgres import PostgresDatabase, PostgresNotifier
 from skincare_services.backends import configured_engine, database_engine, job_backend
+from skincare_services.queue_backends import queue_backend
 from skincare_services.scheduling import (
     NotSupportedHere,
     process_schedules,
@@ -82,7 +83,12 @@ def api_app(*, settings: Settings) -> Litestar:
 
     tracing = process_tracing(settings, service="api")
     engine = configured_engine(settings)
-    db = PostgresDatabase(engine, routes=SHOP_ROUTES, job_headers=job_headers(tracing))
+    db = PostgresDatabase(
+        engine,
+        routes=SHOP_ROUTES,
+        job_headers=job_headers(tracing),
+        ordered=queue_backend(settings.queue).ordered,
+    )
     clock = SystemClock()
     checkout = CheckoutService(uow=db, clock=clock, payment_window=settings.payment_window)
     services = ApiServices(
@@ -159,7 +165,11 @@ async def worker_process(
         )
         # A handler's follow-up jobs carry its job's trace context on.
         uow = PostgresDatabase(
-            engine, routes=SHOP_ROUTES, job_headers=job_headers(tracing), notifier=notifier
+            engine,
+            routes=SHOP_ROUTES,
+            job_headers=job_headers(tracing),
+            notifier=notifier,
+            ordered=queue_backend(settings.queue).ordered,
         )
         jobs = shop_definitions(settings=settings, uow=uow, tracing=tracing) + definitions
         router = Router()

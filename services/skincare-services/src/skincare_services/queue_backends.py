@@ -58,11 +58,13 @@ OpenBackend = Callable[[BackendContext], AbstractAsyncContextManager["Backend"]]
 
 @frozen
 class QueueBackend:
-    """A registered queue backend: how to open it, and the settings fields it cannot start
-    without (names of `Settings` fields, each named to the operator as its variable)."""
+    """A registered queue backend: how to open it, the settings fields it cannot start without
+    (names of `Settings` fields, each named to the operator as its variable), and whether its
+    queues order jobs by priority (if not, the unit of work's outbox refuses a priority)."""
 
     open: OpenBackend
     required_settings: tuple[str, ...] = ()
+    ordered: bool = True
 
 
 class UnknownBackend(LookupError):

@@ -3,13 +3,14 @@ and `enqueue` and `RoutedOutbox` build one before any adapter is called."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
 from attrs import evolve, field, frozen
 
 from skincare_core.jobs.codec import encode_job
+from skincare_core.jobs.errors import PriorityUnsupported
 from skincare_core.jobs.job import Job
 from skincare_core.jobs.priority import DEFAULT_PRIORITY, check_priority
 from skincare_core.jobs.routing import DEFAULT_QUEUE, QueueRoutes, check_queue_name
@@ -177,3 +178,11 @@ class RoutedOutbox:
         if self._job_headers is None or not (headers := self._job_headers()):
             return job
         return evolve(job, headers={**headers, **job.headers})
+
+
+def refuse_priorities(envelopes: Iterable[Envelope]) -> None:
+    """PriorityUnsupported, before anything is written or sent, for an envelope with a priority
+    other than the default: for a backend whose queues have no order among their jobs (SQS)."""
+    for envelope in envelopes:
+        if envelope.priority != DEFAULT_PRIORITY:
+            raise PriorityUnsupported(envelope.queue, envelope.priority)

@@ -14,7 +14,7 @@ from psycopg.pq import TransactionStatus
 from psycopg.rows import tuple_row
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
-from skincare_core.jobs.envelope import Envelope
+from skincare_core.jobs.envelope import Envelope, refuse_priorities
 from skincare_postgres.driver import Driver
 from skincare_postgres.errors import unavailable_as_error
 from skincare_postgres.execution import fetch
@@ -29,11 +29,14 @@ driver (`postgresql+psycopg://`), or a psycopg connection."""
 class PostgresOutboxWriter:
     """The OutboxWriter of a unit of work: with the Postgres queue the outbox row is the queue
     row; with SQS the relay forwards it. `woken` holds the NOTIFY channels of the queues that
-    got a job, for the unit of work to wake once its transaction has committed."""
+    got a job, for the unit of work to wake once its transaction has committed. Where the
+    queues cannot order jobs by priority (`ordered` False: SQS), a job with a priority other
+    than the default is PriorityUnsupported before anything is written."""
 
-    def __init__(self, driver: Driver, channel: str) -> None:
+    def __init__(self, driver: Driver, channel: str, *, ordered: bool = True) -> None:
         self._driver = driver
         self._channel = channel
+        self._ordered = ordered
         self.woken: set[str] = set()
 
     async def write(self, envelope: Envelope) -> bool:
@@ -43,6 +46,8 @@ class PostgresOutboxWriter:
 
         A concurrent transaction adding the same key makes this one wait for its outcome.
         """
+        if not self._ordered:
+            refuse_priorities([envelope])
         added = await self._driver.returned_row(sql.OUTBOX_ADD, _row(envelope))
         if added:
             self.woken.add(queue_channel(self._channel, envelope.queue))
@@ -55,6 +60,7 @@ async def enqueue_in_transaction(
     *,
     notify: bool = True,
     channel: str = JOBS_CHANNEL,
+    ordered: bool = True,
 ) -> bool:
     """Write `envelope`'s job in the transaction open on `conn`: it is queued if, and only if,
     the caller commits. False (nothing written) if its id is stored or a live job, or one
@@ -69,8 +75,12 @@ async def enqueue_in_transaction(
     job up within milliseconds of the commit. The price is PostgreSQL's notify lock, which
     makes notifying commits take turns; with `notify=False` the commit skips it and an idle
     worker finds the job within its poll interval (1 s by default). On SQS the relay sends the
-    row within its idle wait (0.2 s) after the commit: pass `notify=False` there.
+    row within its idle wait (0.2 s) after the commit: pass `notify=False` there, and
+    `ordered=False`: an SQS queue has no order among its messages, so a job with a priority
+    other than the default is PriorityUnsupported before anything is written.
     """
+    if not ordered:
+        refuse_priorities([envelope])
     driver = await _transaction_of(conn)
     params = _row(envelope)
     statement = sql.OUTBOX_ADD

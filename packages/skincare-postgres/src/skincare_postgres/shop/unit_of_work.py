@@ -31,7 +31,9 @@ class PostgresDatabase:
 
     Its outbox puts each job on the named queue `routes` gives its type, with the headers
     `job_headers` gives (the trace context) added to the job's own. Its units of work share
-    `notifier` (None: one of its own), which wakes the queues after each commit.
+    `notifier` (None: one of its own), which wakes the queues after each commit. `ordered`
+    False (the SQS backend's queues, which have no order): an outbox job with a priority other
+    than the default is PriorityUnsupported.
     """
 
     def __init__(
@@ -42,8 +44,10 @@ class PostgresDatabase:
         channel: str = JOBS_CHANNEL,
         job_headers: HeaderSource | None = None,
         notifier: PostgresNotifier | None = None,
+        ordered: bool = True,
     ) -> None:
         self.engine = engine
+        self._ordered = ordered
         self._routes = QueueRoutes() if routes is None else routes
         self._channel = channel
         self._job_headers = job_headers
@@ -57,6 +61,7 @@ class PostgresDatabase:
             channel=self._channel,
             job_headers=self._job_headers,
             notifier=self.notifier,
+            ordered=self._ordered,
         )
 
     async def ping(self) -> None:
@@ -70,7 +75,7 @@ class PostgresUnitOfWork:
     Opening, each statement, and the commit or rollback each give up after the engine's
     client-side deadline. A commit given up on may still have happened: the caller retries
     with its idempotency key, as after any lost commit. Once committed, the queues its outbox
-    added jobs to are woken through `notifier`.
+    added jobs to are woken through `notifier`. `ordered` as `PostgresDatabase`'s.
     """
 
     def __init__(
@@ -81,8 +86,10 @@ class PostgresUnitOfWork:
         channel: str = JOBS_CHANNEL,
         job_headers: HeaderSource | None = None,
         notifier: PostgresNotifier | None = None,
+        ordered: bool = True,
     ) -> None:
         self._engine = engine
+        self._ordered = ordered
         self._routes = QueueRoutes() if routes is None else routes
         self._channel = channel
         self._job_headers = job_headers
@@ -109,7 +116,7 @@ class PostgresUnitOfWork:
         self.invoices = PostgresInvoices(driver)
         self.sales = PostgresSales(driver)
         self.reports = PostgresReports(driver)
-        self._writer = PostgresOutboxWriter(driver, self._channel)
+        self._writer = PostgresOutboxWriter(driver, self._channel, ordered=self._ordered)
         self.outbox = RoutedOutbox(self._writer, self._routes, self._job_headers)
         return self
 
