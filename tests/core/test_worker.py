@@ -4,6 +4,7 @@ timeouts, retries, acks in batches, shutdown and logs."""
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from datetime import timedelta
 
@@ -12,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from skincare_core.jobs import worker as worker_module
 from skincare_core.jobs.envelope import Envelope
 from skincare_core.jobs.envelope import enqueue as enqueue_job
 from skincare_core.jobs.errors import InvalidJob, PermanentJobError, RetryLater
@@ -352,6 +354,39 @@ async def test_a_runner_whose_job_timed_out_goes_on_with_the_next_jobs() -> None
         hung,
         "TimeoutError: ran longer than the job timeout of 0.05 s",
     )
+
+
+async def test_deadlines_passing_between_two_clock_reads_do_not_stop_the_worker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # On a loaded machine the clock moves between the timeout loop's reads: a deadline can be
+    # past by the time the loop computes its next sleep, which must then be no sleep at all.
+    queue, gauge = fast_queue(), Gauge(0)
+    monkeypatch.setattr(worker_module, "_now", _JumpingClock(step=0.02))
+
+    async def hangs(job: Job) -> None:
+        await anyio.sleep(10)
+
+    router = router_of(gauge)
+    router.register("hangs", hangs)
+    hung = await enqueue(queue, 6, "hangs")
+    worker = worker_on(
+        queue, router, concurrency=3, max_attempts=1, job_timeout=timedelta(seconds=0.05)
+    )
+    async with running(worker):
+        await eventually(lambda: queue.depth == 0)
+    assert sorted(dead.job.id for dead in await queue.list()) == sorted(j.id for j in hung)
+
+
+class _JumpingClock:
+    """A monotonic clock that also moves `step` seconds on every read."""
+
+    def __init__(self, step: float) -> None:
+        self._step, self._reads = step, 0
+
+    def __call__(self) -> float:
+        self._reads += 1
+        return time.monotonic() + self._reads * self._step
 
 
 class RoundTrips(InMemoryQueue):

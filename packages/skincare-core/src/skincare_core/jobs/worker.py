@@ -366,7 +366,8 @@ class Worker:
         least every shortest timeout, so a job starting meanwhile is never overlooked.
         """
         while True:
-            await anyio.sleep(self._next_deadline() - _now())
+            # The clock moves between the two reads: a deadline already past means no sleep.
+            await anyio.sleep(max(0.0, self._next_deadline() - _now()))
             now = _now()
             for slot in list(self._slots.values()):
                 if not slot.timed_out and now >= slot.deadline:
