@@ -4,7 +4,10 @@ once."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -28,3 +31,18 @@ def wait_for_spans(outs: list[Path], jobs: int, within: float) -> list[tuple[flo
             return [(float(a), float(b)) for a, b, *_ in (line.split() for line in lines)]
         time.sleep(0.2)
     raise AssertionError(f"not every job ran within {within:.0f} s")
+
+
+def spans_of_workers(
+    argv: Callable[[Path], list[str]], outs: list[Path], jobs: int, within: float
+) -> list[tuple[float, float]]:
+    """Start a worker process (`python -m` with `argv(out)`) for each file of `outs`, wait for
+    the spans of `jobs` jobs (`wait_for_spans`), then stop every worker."""
+    children = [subprocess.Popen([sys.executable, "-m", *argv(out)]) for out in outs]
+    try:
+        return wait_for_spans(outs, jobs, within=within)
+    finally:
+        for child in children:
+            child.terminate()
+        for child in children:
+            child.wait(timeout=30)

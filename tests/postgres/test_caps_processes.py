@@ -4,8 +4,6 @@ once, and the drain takes no less than 200 x 0.2 / 3 s, and not much more."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs import Envelope, new_job
 from skincare_postgres import postgres_backend
-from tests.capped_spans import most_at_once, wait_for_spans
+from tests.capped_spans import most_at_once, spans_of_workers
 from tests.postgres.capped_worker import WORK
 
 pytestmark = pytest.mark.anyio
@@ -34,25 +32,16 @@ async def test_a_cap_of_three_holds_across_four_worker_processes(
         jobs = [Envelope(new_job("capped", n=str(n))) for n in range(_JOBS)]
         assert await backend.sink.enqueue_many(jobs) == _JOBS
     outs = [tmp_path / f"worker-{n}.txt" for n in range(_PROCESSES)]
-    children = _start_workers(shop_url, outs)
-    try:
-        spans = wait_for_spans(outs, _JOBS, within=_IDEAL * 2 + 10)
-    finally:
-        for child in children:
-            child.terminate()
-        for child in children:
-            child.wait(timeout=30)
+    seconds = _IDEAL * 2 + 10
+    caps = f"type:capped={_CAP}"
+
+    def argv(out: Path) -> list[str]:
+        return ["tests.postgres.capped_worker", shop_url, str(out), caps, str(seconds)]
+
+    spans = spans_of_workers(argv, outs, _JOBS, within=seconds)
     drain = max(end for _, end in spans) - min(start for start, _ in spans)
     assert most_at_once(spans) == _CAP
     assert sum(bool(out.read_text()) for out in outs) > 1, "one process ran every job"
     # The measured figures, for docs/performance.md (pytest -s shows them).
     print(f"cap {_CAP}: most at once {most_at_once(spans)}, drain {drain:.2f} s ({_IDEAL:.2f})")
     assert _IDEAL <= drain < _IDEAL * 1.3, drain
-
-
-def _start_workers(url: str, outs: list[Path]) -> list[subprocess.Popen[bytes]]:
-    module, caps, seconds = "tests.postgres.capped_worker", f"type:capped={_CAP}", _IDEAL * 2 + 10
-    return [
-        subprocess.Popen([sys.executable, "-m", module, url, str(out), caps, str(seconds)])
-        for out in outs
-    ]

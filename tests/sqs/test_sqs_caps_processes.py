@@ -6,8 +6,6 @@ them on a loaded machine, and a slot freed in another process is taken within CA
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 from typing import Any
@@ -17,7 +15,7 @@ import pytest
 from skincare_core.jobs import Envelope, new_job
 from skincare_postgres import PostgresJobLedger
 from skincare_sqs import ensure_queues, sqs_backend
-from tests.capped_spans import most_at_once, wait_for_spans
+from tests.capped_spans import most_at_once, spans_of_workers
 from tests.sqs.capped_worker import QUEUES, VISIBILITY, WORK
 
 pytestmark = pytest.mark.anyio
@@ -38,36 +36,15 @@ async def test_a_cap_of_three_holds_across_four_sqs_worker_processes(
         jobs = [Envelope(new_job("capped", n=str(n))) for n in range(_JOBS)]
         assert await backend.sink.enqueue_many(jobs) == _JOBS
     outs = [tmp_path / f"worker-{n}.txt" for n in range(_PROCESSES)]
-    children = _start_workers(database_url, prefix, outs)
-    try:
-        spans = wait_for_spans(outs, _JOBS, within=_RUNNING)
-    finally:
-        for child in children:
-            child.terminate()
-        for child in children:
-            child.wait(timeout=30)
+    caps = f"type:capped={_CAP}"
+
+    def argv(out: Path) -> list[str]:
+        return ["tests.sqs.capped_worker", database_url, prefix, str(out), caps, str(_RUNNING)]
+
+    spans = spans_of_workers(argv, outs, _JOBS, within=_RUNNING)
     drain = max(end for _, end in spans) - min(start for start, _ in spans)
     assert most_at_once(spans) == _CAP
     assert sum(bool(out.read_text()) for out in outs) > 1, "one process ran every job"
     # The measured figures, for docs/performance.md (pytest -s shows them).
     print(f"cap {_CAP}: most at once {most_at_once(spans)}, drain {drain:.2f} s ({_IDEAL:.2f})")
     assert _IDEAL <= drain < _IDEAL * 2, drain
-
-
-def _start_workers(url: str, prefix: str, outs: list[Path]) -> list[subprocess.Popen[bytes]]:
-    module, caps, seconds = "tests.sqs.capped_worker", f"type:capped={_CAP}", _RUNNING
-    return [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                module,
-                url,
-                prefix,
-                str(out),
-                caps,
-                str(seconds),
-            ]
-        )
-        for out in outs
-    ]
