@@ -155,7 +155,9 @@ async def _run_all(scenario: Scenario, reps: int, quick: bool) -> dict[str, Any]
         # The machine is shared: the load average says how much else ran beside the runs.
         machine["load_before"] = os.getloadavg()
         for rep in range(reps):
-            for variant in scenario.variants:
+            # Every other rep runs the variants in reverse: none always follows the same one.
+            order = scenario.variants if rep % 2 == 0 else scenario.variants[::-1]
+            for variant in order:
                 gc.collect()
                 async with server.fresh_database(scenario.name) as url:
                     result = await scenario.run(variant, url, server)
@@ -173,7 +175,7 @@ async def _run_all(scenario: Scenario, reps: int, quick: bool) -> dict[str, Any]
         "machine": machine,
         "runs": runs,
         "summary": summary,
-        "ratios": report.ratios(summary, scenario.ratios),
+        "ratios": report.ratios(summary, scenario.ratios, runs),
         "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
 
