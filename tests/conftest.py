@@ -15,6 +15,13 @@ import pytest
 pytest_plugins = ["tests.coverage_floors"]
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: one test worker more than the machine has CPUs. Most of the slow tests wait on
+    child processes and servers (an idle core half the run with one worker per CPU); the
+    addopts' --maxprocesses caps it."""
+    return (os.cpu_count() or 1) + 1
+
+
 @pytest.fixture(scope="session")
 def anyio_backend() -> str:
     return "asyncio"
