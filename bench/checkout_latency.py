@@ -62,10 +62,13 @@ async def _client(port: int, user: int, product: int, n: int) -> list[float]:
     return timings
 
 
-async def load(port: int, users: list[int], goods: list[int], per_client: int) -> list[float]:
-    """Checkout latencies (s) from CLIENTS concurrent clients, after a warm-up round."""
+async def load(
+    port: int, users: list[int], goods: list[int], per_client: int, warm_up: int = 2
+) -> list[float]:
+    """Checkout latencies (s) from CLIENTS concurrent clients, after `warm_up` untimed
+    checkouts each."""
     results: list[list[float]] = []
-    for rounds, keep in ((2, False), (per_client, True)):
+    for rounds, keep in ((warm_up, False), (per_client, True)):
 
         async def one(user: int, good: int, rounds: int = rounds, keep: bool = keep) -> None:
             timings = await _client(port, user, good, rounds)
@@ -102,7 +105,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer checkouts")
     args = parser.parse_args()
-    per_client = {"queued": 10 if args.quick else 40, "inline": 4 if args.quick else 10}
+    per_client = {"queued": 4 if args.quick else 40, "inline": 2 if args.quick else 10}
+    warm_up = 1 if args.quick else 2
     # The machine is shared: the load before the run says how much the figures can be trusted.
     load_before = os.getloadavg()[0]
     rows = []
@@ -114,7 +118,12 @@ def main() -> None:
             for variant in ("queued", "inline"):
                 with served(backend, variant, url) as seed:
                     timings = anyio.run(
-                        load, seed["port"], seed["users"], seed["products"], per_client[variant]
+                        load,
+                        seed["port"],
+                        seed["users"],
+                        seed["products"],
+                        per_client[variant],
+                        warm_up,
                     )
                 rows.append(
                     (
