@@ -1,8 +1,9 @@
 """What the job history costs the ack statement on the server, taken apart: the ack without
 history, the shipped ack with history, the same with random (UUID4) ids and with the body
 parsed once for each use (the statement before), with each of job_history's indexes dropped and
-with all of them, and a minimal seven-column row with no index (the least a history row
-written by the ack costs).
+with all of them, a minimal seven-column row with no index (the least a history row written by
+the ack costs), and three designs not taken: a BRIN index on finished_at for the type index, a
+hash index for the id index, and the body not parsed (the arguments not kept).
 
 Run: `uv run python -m bench.history_ack_cost [--quick] [--jobs N] [--batch B] [--reps R]`.
 Each run fills N leased jobs with COPY and acks them B a statement on one autocommit
@@ -57,12 +58,17 @@ def _minimal_row(statement: str) -> str:
     return statement[:start] + _MINIMAL + statement[end:]
 
 
+_BENCH_INDEX = "CREATE INDEX bench_replacement ON job_history"
+
+
 class Variant(NamedTuple):
-    """An ack statement, the ids its jobs get, and the job_history indexes dropped for it."""
+    """An ack statement, the ids its jobs get, the job_history indexes dropped for it and the
+    ones created in their place (`CREATE INDEX` statements, each named `bench_*`)."""
 
     statement: str
     new_id: Callable[[], str]
     dropped: tuple[str, ...] = ()
+    created: tuple[str, ...] = ()
 
 
 def _random_id() -> str:
@@ -82,6 +88,16 @@ VARIANTS = {
     "history, no type index": Variant(_KEEPING, new_job_id, _INDEXES[2:3]),
     "history row, no index": Variant(_KEEPING, new_job_id, _INDEXES),
     "7-column row, no index": Variant(_minimal_row(_KEEPING), new_job_id, _INDEXES),
+    # Designs measured and not taken (docs/performance.md section 25).
+    "history, BRIN on finished_at for the type index": Variant(
+        _KEEPING, new_job_id, _INDEXES[2:3], (f"{_BENCH_INDEX} USING brin (finished_at)",)
+    ),
+    "history, hash index for the id index": Variant(
+        _KEEPING, new_job_id, _INDEXES[:1], (f"{_BENCH_INDEX} USING hash (id)",)
+    ),
+    "history, body not parsed (no arguments kept)": Variant(
+        _KEEPING.replace("CAST(s.body AS jsonb)", "CAST('{}' AS jsonb)"), new_job_id
+    ),
 }
 
 
@@ -115,8 +131,11 @@ def run(conninfo: str, variant: Variant, *, jobs: int, batch: int) -> tuple[floa
         conn.execute("TRUNCATE jobs, job_history")
         for index in _RESTORE:
             conn.execute(index)
+        conn.execute("DROP INDEX IF EXISTS bench_replacement")
         for name in variant.dropped:
             conn.execute(f"DROP INDEX {name}")
+        for statement in variant.created:
+            conn.execute(statement)
         leases = _fill(conn, jobs, variant.new_id)
         conn.execute("VACUUM ANALYZE jobs")
         pid = conn.info.backend_pid

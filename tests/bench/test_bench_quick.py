@@ -243,6 +243,9 @@ def test_the_history_ack_cost_program_acks_every_job_in_each_variant() -> None:
         "| history, no type index",
         "| history row, no index",
         "| 7-column row, no index",
+        "| history, BRIN on finished_at for the type index",
+        "| history, hash index for the id index",
+        "| history, body not parsed (no arguments kept)",
     ]
     assert all(float(row[2]) > 0 for row in rows[2:]), rows
 
