@@ -1,13 +1,14 @@
 """What the real-process cap tests read back: each job's (start, end) times (then anything else
-the worker notes), one line a job in each worker process's file, and the most jobs running at
-once."""
+the worker notes), one line a job in each worker process's file, the most jobs running at once
+and how long a freed slot stays empty."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 
@@ -19,6 +20,20 @@ def most_at_once(spans: list[tuple[float, float]]) -> int:
         running += change
         peak = max(peak, running)
     return peak
+
+
+def refill_gaps(spans: Sequence[tuple[float, float]]) -> list[float]:
+    """How long each freed slot stayed empty: each end paired, oldest first, with the first
+    start after it (the ends after the last start have none)."""
+    events = sorted([(end, -1) for _, end in spans] + [(start, 1) for start, _ in spans])
+    freed: deque[float] = deque()
+    gaps = []
+    for at, change in events:
+        if change < 0:
+            freed.append(at)
+        elif freed:
+            gaps.append(at - freed.popleft())
+    return gaps
 
 
 def wait_for_spans(outs: list[Path], jobs: int, within: float) -> list[tuple[float, float]]:
