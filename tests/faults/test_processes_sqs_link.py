@@ -46,8 +46,9 @@ pytestmark = pytest.mark.slow
 OUTAGE = 3.0
 WORK_RESUMES = 5.0
 """Work resumes within this many seconds of the endpoint's return."""
-MAIL_WITHIN = 20.0
-"""After the load: a receive or ack the fault swallowed costs its job one lease (VISIBILITY)."""
+MAIL_WITHIN = 30.0
+"""After the load: a receive or ack the fault swallowed costs its job one lease (VISIBILITY),
+and a loaded machine's worker sends the shop load's 96 e-mails several times slower."""
 
 
 def _moto_address(endpoint: str) -> tuple[str, int]:
