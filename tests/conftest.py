@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 pytest_plugins = ["tests.coverage_floors"]
 
@@ -20,6 +22,14 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     child processes and servers (an idle core half the run with one worker per CPU); the
     addopts' --maxprocesses caps it."""
     return (os.cpu_count() or 1) + 1
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Property tests get 2 s an example, not Hypothesis's 200 ms: the suite shares two cores
+    among more workers than that, so an example's time says how busy the machine was (the
+    benches measure time); a runaway example still fails."""
+    settings.register_profile("suite", deadline=timedelta(seconds=2))
+    settings.load_profile("suite")
 
 
 @pytest.fixture(scope="session")
