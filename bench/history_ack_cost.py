@@ -2,8 +2,9 @@
 history, the shipped ack with history, the same with random (UUID4) ids and with the body
 parsed once for each use (the statement before), with each of job_history's indexes dropped and
 with all of them, a minimal seven-column row with no index (the least a history row written by
-the ack costs), and three designs not taken: a BRIN index on finished_at for the type index, a
-hash index for the id index, and the body not parsed (the arguments not kept).
+the ack costs), and four designs not taken: a BRIN index on finished_at for the type index, a
+hash index for the id index, the body not parsed (the arguments not kept), and River's: the
+finished row kept in the jobs table, its arguments and type indexed there.
 
 Run: `uv run python -m bench.history_ack_cost [--quick] [--jobs N] [--batch B] [--reps R]`.
 Each run fills N leased jobs with COPY and acks them B a statement on one autocommit
@@ -31,6 +32,7 @@ from skincare_core.jobs.job import new_job_id
 from skincare_postgres import upgrade
 from skincare_postgres.engine import libpq_conninfo
 from skincare_postgres.jobs import queue_sql
+from skincare_postgres.jobs.outcomes_sql import COUNT_DONE
 
 Conn = psycopg.Connection[tuple[object, ...]]
 # Each job is leased (a receipt, a lease far off) and started, as a claim leaves it.
@@ -60,6 +62,26 @@ def _minimal_row(statement: str) -> str:
 
 _BENCH_INDEX = "CREATE INDEX bench_replacement ON job_history"
 
+# River's design: the ack marks the row done (dead_at standing in for a finished_at column) and
+# the jobs table indexes its finished rows' arguments and type, as job_history does.
+_STATUS_CHECK = "ck_jobs_status_allowed"
+_KEPT_IN_JOBS = (
+    """
+WITH settled AS (
+    UPDATE jobs SET status = 'done', dead_at = now(), receipt = NULL, lease_expires_at = NULL
+    FROM unnest(CAST(%(ids)b AS text[]), CAST(CAST(%(receipts)b AS text[]) AS uuid[]))
+        AS l(id, receipt)
+    WHERE jobs.id = l.id AND jobs.receipt = l.receipt
+    RETURNING jobs.queue)
+"""
+    + COUNT_DONE
+)
+_JOBS_INDEXES = (
+    "CREATE INDEX bench_jobs_args ON jobs USING gin"
+    " ((CAST(body AS jsonb) -> 'payload') jsonb_path_ops) WHERE status = 'done'",
+    "CREATE INDEX bench_jobs_type ON jobs (type, dead_at) WHERE status = 'done'",
+)
+
 
 class Variant(NamedTuple):
     """An ack statement, the ids its jobs get, the job_history indexes dropped for it and the
@@ -69,6 +91,7 @@ class Variant(NamedTuple):
     new_id: Callable[[], str]
     dropped: tuple[str, ...] = ()
     created: tuple[str, ...] = ()
+    kept_in_jobs: bool = False
 
 
 def _random_id() -> str:
@@ -97,6 +120,9 @@ VARIANTS = {
     ),
     "history, body not parsed (no arguments kept)": Variant(
         _KEEPING.replace("CAST(s.body AS jsonb)", "CAST('{}' AS jsonb)"), new_job_id
+    ),
+    "finished rows kept in jobs (River's way), no job_history": Variant(
+        _KEPT_IN_JOBS, new_job_id, _INDEXES, _JOBS_INDEXES, kept_in_jobs=True
     ),
 }
 
@@ -131,7 +157,9 @@ def run(conninfo: str, variant: Variant, *, jobs: int, batch: int) -> tuple[floa
         conn.execute("TRUNCATE jobs, job_history")
         for index in _RESTORE:
             conn.execute(index)
-        conn.execute("DROP INDEX IF EXISTS bench_replacement")
+        for name in ("bench_replacement", "bench_jobs_args", "bench_jobs_type"):
+            conn.execute(f"DROP INDEX IF EXISTS {name}")
+        _allow_done(conn, allowed=variant.kept_in_jobs)
         for name in variant.dropped:
             conn.execute(f"DROP INDEX {name}")
         for statement in variant.created:
@@ -142,15 +170,27 @@ def run(conninfo: str, variant: Variant, *, jobs: int, batch: int) -> tuple[floa
         started, cpu = time.perf_counter(), _cpu_seconds(pid)
         _ack_all(conn, variant.statement, leases, batch)
         took = time.perf_counter() - started, _cpu_seconds(pid) - cpu
-        _check_acked(conn, kept=0 if variant.statement == queue_sql.ACK else jobs)
+        kept = 0 if variant.statement == queue_sql.ACK or variant.kept_in_jobs else jobs
+        _check_acked(conn, kept=kept, done=jobs if variant.kept_in_jobs else 0)
         return took
 
 
-def _check_acked(conn: Conn, *, kept: int) -> None:
-    # Every job acked, and a history row for each where the variant keeps one.
-    counts = conn.execute("SELECT (SELECT count(*) FROM jobs), (SELECT count(*) FROM job_history)")
-    if (row := counts.fetchone()) != (0, kept):
-        raise RuntimeError(f"expected (0 jobs, {kept} history rows) after the acks, got {row}")
+def _allow_done(conn: Conn, *, allowed: bool) -> None:
+    """The jobs' status check as migrated, or also allowing River's 'done' rows."""
+    statuses = "'ready', 'dead', 'sent', 'running', 'cancelled'" + (", 'done'" if allowed else "")
+    conn.execute(f"ALTER TABLE jobs DROP CONSTRAINT {_STATUS_CHECK}")
+    conn.execute(f"ALTER TABLE jobs ADD CONSTRAINT {_STATUS_CHECK} CHECK (status IN ({statuses}))")
+
+
+def _check_acked(conn: Conn, *, kept: int, done: int) -> None:
+    # Every job acked: gone, or kept as done; a history row for each where the variant keeps one.
+    counts = conn.execute(
+        "SELECT (SELECT count(*) FILTER (WHERE status <> 'done') FROM jobs),"
+        " (SELECT count(*) FILTER (WHERE status = 'done') FROM jobs),"
+        " (SELECT count(*) FROM job_history)"
+    )
+    if (row := counts.fetchone()) != (0, done, kept):
+        raise RuntimeError(f"expected (0 jobs, {done} done, {kept} history rows), got {row}")
 
 
 def main() -> None:

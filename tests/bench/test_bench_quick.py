@@ -229,7 +229,7 @@ def test_the_history_search_program_times_every_search_quick() -> None:
 
 
 def test_the_history_ack_cost_program_acks_every_job_in_each_variant() -> None:
-    # The program itself fails unless each variant acked every job and kept its history rows.
+    # The program itself fails unless each variant acked every job and kept its finished rows.
     done = _run_program("bench.history_ack_cost", "--quick")
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
     rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")]
@@ -246,6 +246,7 @@ def test_the_history_ack_cost_program_acks_every_job_in_each_variant() -> None:
         "| history, BRIN on finished_at for the type index",
         "| history, hash index for the id index",
         "| history, body not parsed (no arguments kept)",
+        "| finished rows kept in jobs (River's way), no job_history",
     ]
     assert all(float(row[2]) > 0 for row in rows[2:]), rows
 
