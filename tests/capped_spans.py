@@ -12,11 +12,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 
+def _events(spans: Sequence[tuple[float, float]]) -> list[tuple[float, int]]:
+    """Each span's start (+1) and end (-1) in time order; at one instant ends come first."""
+    return sorted([(end, -1) for _, end in spans] + [(start, 1) for start, _ in spans])
+
+
 def most_at_once(spans: list[tuple[float, float]]) -> int:
     """The most spans (start, end) open at one instant; one ending as another starts is not."""
-    events = sorted([(end, -1) for _, end in spans] + [(start, 1) for start, _ in spans])
     running = peak = 0
-    for _, change in events:
+    for _, change in _events(spans):
         running += change
         peak = max(peak, running)
     return peak
@@ -25,10 +29,9 @@ def most_at_once(spans: list[tuple[float, float]]) -> int:
 def refill_gaps(spans: Sequence[tuple[float, float]]) -> list[float]:
     """How long each freed slot stayed empty: each end paired, oldest first, with the first
     start after it (the ends after the last start have none)."""
-    events = sorted([(end, -1) for _, end in spans] + [(start, 1) for start, _ in spans])
     freed: deque[float] = deque()
     gaps = []
-    for at, change in events:
+    for at, change in _events(spans):
         if change < 0:
             freed.append(at)
         elif freed:
