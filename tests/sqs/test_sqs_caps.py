@@ -11,7 +11,9 @@ from datetime import timedelta
 from typing import Any
 
 import anyio
+import psycopg
 import pytest
+from psycopg.rows import TupleRow
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -28,6 +30,8 @@ from skincare_core.testing.jobs.caps_contract import (
     receive_all,
 )
 from skincare_postgres import PostgresJobLedger
+from skincare_postgres.driver import in_transaction
+from skincare_postgres.jobs.ledger_caps import CappedStart, start_capped
 from skincare_sqs import MAX_DELAY, ensure_queues, sqs_backend
 from skincare_sqs.client import Sender
 from tests.sqs.conftest import ProvisionNamed
@@ -166,7 +170,7 @@ async def test_a_second_delivery_of_a_running_job_waits_and_its_slot_stays(
         assert len(await receive_all(backend.queue(QUEUE))) == 1
         slots = await _slots(engine)
         again = await ledger.start_capped([(job.id, "mail")], queue=QUEUE, caps=caps, lease=_LEASE)
-        assert (again.held_back, again.cancelled) == (frozenset({job.id}), frozenset())
+        assert (again.held_back, again.unrun) == (frozenset({job.id}), frozenset())
         assert await _slots(engine) == slots == [("type:mail", job.id)]
         assert await _states(engine) == {job.id: "running"}
 
@@ -187,3 +191,76 @@ async def test_a_job_without_a_ledger_row_counts_under_its_cap(
         [after] = await receive_all(backend.queue(QUEUE))
         assert {running.job.id, after.job.id} == {first.id, second.id}
         assert await _slots(engine) == [("type:mail", after.job.id)]
+
+
+async def _waiting_on_a_lock(engine: AsyncEngine) -> bool:
+    async with engine.connect() as conn:
+        waiting = await conn.execute(
+            text(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND wait_event = 'advisory'"
+            )
+        )
+        return bool(waiting.scalar_one())
+
+
+async def test_a_copy_received_while_its_job_starts_elsewhere_waits_for_it(
+    engine: AsyncEngine, ledger: PostgresJobLedger
+) -> None:
+    # Two processes receive a job twice at once: the second start waits for the first's cap
+    # lock and must then see the job running, not start it beside itself on the same slot.
+    caps, job = ConcurrencyCaps(types={"mail": 2}), new_job("mail")
+    first_started, let_commit = anyio.Event(), anyio.Event()
+    second: list[CappedStart] = []
+
+    async def first(conn: psycopg.AsyncConnection[TupleRow]) -> CappedStart:
+        started = await start_capped(conn, [(job.id, "mail")], queue=QUEUE, caps=caps, lease=_LEASE)
+        first_started.set()
+        await let_commit.wait()
+        return started
+
+    async def start_second() -> None:
+        again = await ledger.start_capped([(job.id, "mail")], queue=QUEUE, caps=caps, lease=_LEASE)
+        second.append(again)
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(in_transaction, engine, first)
+        await first_started.wait()
+        tasks.start_soon(start_second)
+        with anyio.fail_after(10):
+            while not await _waiting_on_a_lock(engine):  # noqa: ASYNC110 - polling the server
+                await anyio.sleep(0.01)
+        let_commit.set()
+    assert second == [CappedStart(unrun=frozenset(), held_back=frozenset({job.id}))]
+    assert await _slots(engine) == [("type:mail", job.id)]
+    assert await _counted(engine) == 1
+
+
+async def test_a_stray_copy_of_a_dead_or_unsent_job_is_acked_unrun_and_takes_no_slot(
+    engine: AsyncEngine, ledger: PostgresJobLedger
+) -> None:
+    # The ledger says the job is not in SQS (dead, or waiting in the outbox): a copy of its
+    # message must neither run beside the cap nor move the row.
+    caps = ConcurrencyCaps(types={"mail": 3})
+    dead, unsent, fresh = (new_job("mail", n=str(n)) for n in range(3))
+    for job in (dead, unsent):
+        assert await ledger.add(Envelope(job), due=None, send_now=False) == ""
+    async with engine.begin() as conn:
+        await conn.execute(text("UPDATE jobs SET status = 'dead' WHERE id = :id"), {"id": dead.id})
+    received = [(job.id, "mail") for job in (dead, unsent, fresh)]
+    start = await ledger.start_capped(received, queue=QUEUE, caps=caps, lease=_LEASE)
+    assert start == CappedStart(unrun=frozenset({dead.id, unsent.id}), held_back=frozenset())
+    assert await _slots(engine) == [("type:mail", fresh.id)]
+    assert await _states(engine) == {dead.id: "dead", unsent.id: "ready", fresh.id: "running"}
+
+
+async def _counted(engine: AsyncEngine) -> int:
+    # The slots that count: each names the receipt its job still runs under.
+    async with engine.connect() as conn:
+        rows = await conn.execute(
+            text(
+                "SELECT count(*) FROM job_cap_leases c JOIN jobs j ON j.id = c.job_id"
+                " AND j.receipt = c.receipt AND j.status = 'running'"
+            )
+        )
+        return int(rows.scalar_one())

@@ -71,7 +71,8 @@ class JobLedger(OutboxStorage, JobOutcomes, Protocol):
     ) -> CappedStart:
         """Received (id, type) jobs of `queue` run while every cap each falls under has room,
         every process's running jobs counted, each slot held for `lease` unless extended; the
-        others are held back, not started. Cancelled ones are reported (ack them unrun)."""
+        others are held back, not started, as is a second delivery of a job that runs. Cancelled
+        ones and stray copies are reported (ack them unrun)."""
 
     async def extend_caps(self, job_ids: Sequence[str], lease: timedelta) -> None:
         """These capped running jobs keep their slots for `lease` from now."""
@@ -111,12 +112,14 @@ class CappedStart(Protocol):
     """What a capped start did with the received jobs; every job in neither set runs."""
 
     @property
-    def cancelled(self) -> frozenset[str]:
-        """The ids of the cancelled jobs: ack them unrun."""
+    def unrun(self) -> frozenset[str]:
+        """The ids to ack unrun: cancelled jobs, and stray copies of jobs the ledger holds as
+        not in SQS (dead, or waiting in the outbox)."""
 
     @property
     def held_back(self) -> frozenset[str]:
-        """The ids of the jobs a full cap holds back: not started, to be received again."""
+        """The ids of the jobs a full cap holds back, and second deliveries of jobs that run:
+        not started, to be received again."""
 
 
 class LedgerEntry(Protocol):

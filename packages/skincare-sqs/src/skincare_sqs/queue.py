@@ -396,7 +396,7 @@ class SqsQueue:
         )
         rest = [m for m in messages if m.job.id not in start.held_back]
         held = [m for m in messages if m.job.id in start.held_back]
-        return await self._started(rest, start.cancelled), held
+        return await self._started(rest, start.unrun), held
 
     async def _hold_back(self, held: builtins.list[Message]) -> None:
         # At most ten: one receive's messages, one batch request each way.

@@ -4,13 +4,16 @@ A capped start runs as one transaction on a pooled connection, the way a Postgre
 does (`capped_claims.py`):
 
 1. it takes the advisory lock of each cap the queue may meet, in one sorted order (the same
-   locks as a Postgres claim), so the starts that could book one cap take turns, and drops the
-   received tombstones (acked unrun, they take no slot), and notes the received jobs that run
-   already under a live lease (SQS delivered them twice: they wait, held back);
-2. it counts each cap's running jobs (`ledger_sql.CAP_RUNNING`: the slots whose ledger row
-   still runs under the receipt it started with, unexpired) and deletes the slots that no
-   longer count;
-3. it books as many jobs as each cap has room for, in the order received, and starts them.
+   locks as a Postgres claim, `capped_claims.LOCK`), so the starts that could book one cap take
+   turns; the lock is a statement of its own, so the next one sees every start committed
+   before it;
+2. it drops the received tombstones (acked unrun, they take no slot), notes the received jobs
+   that run already under a live lease (SQS delivered them twice: they wait, held back), counts
+   each cap's running jobs (the slots whose ledger row still runs under the receipt it started
+   with, unexpired) and deletes the slots that no longer count (`ledger_sql.CAP_ROOM`);
+3. it books as many jobs as each cap has room for, in the order received, and starts them; one
+   whose row is in no state to start (cancelled meanwhile, dead, or back in the outbox) is a
+   stray copy, acked unrun.
 
 The jobs left over are held back: their rows stay `sent`, and the SQS queue sends each again,
 unrun and without spending an attempt (`skincare_sqs.caps`).
@@ -18,6 +21,7 @@ unrun and without spending an attempt (`skincare_sqs.caps`).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import NamedTuple
@@ -28,13 +32,15 @@ from psycopg.rows import TupleRow, dict_row, tuple_row
 from skincare_core.jobs.caps import CapRoom, ConcurrencyCaps
 from skincare_postgres.execution import fetch
 from skincare_postgres.jobs import ledger_sql as sql
+from skincare_postgres.jobs.capped_claims import LOCK
 
 
 class CappedStart(NamedTuple):
-    """What a capped start did with the received jobs: the `cancelled` ones (ack them unrun)
-    and those `held_back` by a full cap (not started); every other one runs."""
+    """What a capped start did with the received jobs: the `unrun` ones (cancelled, or a stray
+    copy of a job that is not in SQS: ack them unrun) and those `held_back` by a full cap or
+    running already (not started); every other one runs."""
 
-    cancelled: frozenset[str]
+    unrun: frozenset[str]
     held_back: frozenset[str]
 
 
@@ -49,17 +55,16 @@ async def start_capped(
     """Start the received (id, type) jobs of `queue` that `caps` have room for, each slot
     leased for `lease`, inside the caller's transaction on `conn`."""
     locked = {"caps": list(caps.relevant_to(queue))}
-    ids = [job_id for job_id, _ in jobs]
-    [dropped] = await fetch(conn, sql.LOCK_DROPPING_CANCELLED, locked | {"ids": ids}, dict_row)
-    cancelled = frozenset(str(job_id) for job_id in dropped["cancelled"])
-    busy = frozenset(str(job_id) for job_id in dropped["busy"])
-    counted = await fetch(conn, sql.CAP_RUNNING, locked, dict_row)
-    room = CapRoom(caps, {row["cap"]: row["running"] for row in counted})
+    await fetch(conn, LOCK, locked, tuple_row)
+    [found] = await fetch(conn, sql.CAP_ROOM, locked | {"ids": [i for i, _ in jobs]}, dict_row)
+    cancelled = frozenset(str(job_id) for job_id in found["cancelled"])
+    busy = frozenset(str(job_id) for job_id in found["busy"])
+    room = CapRoom(caps, Counter(found["running"]))
     waiting = {job_id: job_type for job_id, job_type in jobs if job_id not in cancelled}
     chosen = {i: t for i, t in waiting.items() if i not in busy and room.take(queue, t)}
-    if chosen:
-        await _start(conn, chosen, queue=queue, caps=caps, lease=lease)
-    return CappedStart(cancelled, frozenset(waiting) - frozenset(chosen))
+    started = await _start(conn, chosen, queue=queue, caps=caps, lease=lease) if chosen else set()
+    stray = frozenset(chosen) - started
+    return CappedStart(cancelled | stray, frozenset(waiting) - frozenset(chosen))
 
 
 async def _start(
@@ -69,7 +74,8 @@ async def _start(
     queue: str,
     caps: ConcurrencyCaps,
     lease: timedelta,
-) -> None:
+) -> set[str]:
+    # The ids started: a row in no state to start is left as it is.
     slots = [(cap, i) for i, t in chosen.items() for cap in caps.caps_of(queue, t)]
     params = {
         "ids": list(chosen),
@@ -79,4 +85,4 @@ async def _start(
         "lease_caps": [cap for cap, _ in slots],
         "lease_ids": [job_id for _, job_id in slots],
     }
-    await fetch(conn, sql.START_CAPPED, params, tuple_row)
+    return {str(job_id) for (job_id,) in await fetch(conn, sql.START_CAPPED, params, tuple_row)}

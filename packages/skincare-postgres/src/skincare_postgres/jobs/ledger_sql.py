@@ -236,8 +236,16 @@ LEDGER_LIVE_ROWS = LiveRows(
 # slot counts while the row runs (`running`) with that receipt, its lease unexpired: an ack or
 # a dead letter deletes the row, a retry, snooze or park moves it out of `running`, and a
 # crashed worker's lease expires; the next capped start deletes the slots that no longer count.
-CAP_RUNNING = """
-WITH live AS (
+#
+# Run after the caps' advisory locks (`capped_claims.LOCK`, a statement of its own: this one's
+# snapshot then holds every start committed before), in one round trip: the received tombstones
+# go (acked unrun, they take no slot); the received jobs that run already under a live lease are
+# `busy` (SQS delivered them twice: the copy waits, held back); each cap's running jobs are
+# counted (`running`, cap -> count) and the slots that no longer count are deleted.
+CAP_ROOM = """
+WITH cancelled AS (
+    DELETE FROM jobs WHERE id = ANY(%(ids)s) AND status = 'cancelled' RETURNING id),
+live AS (
     SELECT c.cap, c.job_id FROM job_cap_leases c
     JOIN jobs j ON j.id = c.job_id AND j.receipt = c.receipt AND j.status = 'running'
         AND j.lease_expires_at > now()
@@ -245,28 +253,18 @@ WITH live AS (
 gone AS (
     DELETE FROM job_cap_leases c WHERE c.cap = ANY(CAST(%(caps)s AS text[]))
         AND NOT EXISTS (SELECT 1 FROM live WHERE live.cap = c.cap AND live.job_id = c.job_id))
-SELECT cap, count(*)::int AS running FROM live GROUP BY cap
-"""
-
-# The caps' advisory locks (as `capped_claims.LOCK` takes them, in one sorted order) and, in the
-# same round trip, the received tombstones go: their jobs are acked unrun, taking no slot. Each
-# scalar subquery runs once, the locks before the count that follows in the transaction. A
-# received job that runs already under a live lease (SQS delivered it twice) is `busy`: it
-# holds its slot, and the second delivery waits like a held-back job.
-LOCK_DROPPING_CANCELLED = """
-WITH cancelled AS (
-    DELETE FROM jobs WHERE id = ANY(%(ids)s) AND status = 'cancelled' RETURNING id)
-SELECT (SELECT count(pg_advisory_xact_lock(hashtextextended('skincare.cap:' || cap, 0)))
-        FROM unnest(CAST(%(caps)s AS text[])) AS cap) AS locks,
-    ARRAY(SELECT id FROM cancelled) AS cancelled,
+SELECT ARRAY(SELECT id FROM cancelled) AS cancelled,
     ARRAY(SELECT id FROM jobs WHERE id = ANY(%(ids)s) AND status = 'running'
-        AND lease_expires_at > now()) AS busy
+        AND lease_expires_at > now()) AS busy,
+    ARRAY(SELECT cap FROM live) AS running
 """
 
 # The jobs the caps have room for run, each under a fresh receipt leased for `lease` (a row
 # running under an expired lease is a crashed worker's job, delivered again: it starts again),
 # and each cap's slot names that receipt. A job with no row (a message sent around the ledger,
-# or a late copy of a job that ended) gets one, so that it counts too; its end deletes it.
+# or a late copy of a job that ended) gets one, so that it counts too; its end deletes it. A
+# row in no state to start (cancelled since, dead, or back in the outbox) is left as it is and
+# its id not returned: that delivery is a stray copy, acked unrun.
 START_CAPPED = """
 WITH started AS (
     INSERT INTO jobs AS j (id, type, body, queue, status, receipt, lease_expires_at, started_at)
@@ -275,12 +273,14 @@ WITH started AS (
     ON CONFLICT (id) DO UPDATE SET status = 'running', started_at = now(),
         receipt = EXCLUDED.receipt, lease_expires_at = EXCLUDED.lease_expires_at
     WHERE j.status IN ('sent', 'running') OR (j.status = 'ready' AND j.receipt IS NOT NULL)
-    RETURNING j.id, j.receipt)
-INSERT INTO job_cap_leases (cap, job_id, receipt)
-SELECT l.cap, started.id, started.receipt FROM started
-JOIN unnest(CAST(%(lease_caps)s AS text[]), CAST(%(lease_ids)s AS text[])) AS l(cap, id)
-    ON l.id = started.id
-ON CONFLICT (cap, job_id) DO UPDATE SET receipt = EXCLUDED.receipt
+    RETURNING j.id, j.receipt),
+slots AS (
+    INSERT INTO job_cap_leases (cap, job_id, receipt)
+    SELECT l.cap, started.id, started.receipt FROM started
+    JOIN unnest(CAST(%(lease_caps)s AS text[]), CAST(%(lease_ids)s AS text[])) AS l(cap, id)
+        ON l.id = started.id
+    ON CONFLICT (cap, job_id) DO UPDATE SET receipt = EXCLUDED.receipt)
+SELECT id FROM started
 """
 
 # The worker's heartbeat: its capped jobs keep their slots for another `lease`.
