@@ -11,7 +11,8 @@ the variants alternate, each rep in turn. The table gives medians, the cost per 
 cap (1 / rate - 1 / rate without) and the SQS requests a job (counted on the boto3 client);
 jobs/s is moto's, not SQS's (moto slows as its queue grows: compare within a run). A second
 table times what the cap adds in the ledger's database alone: the start of a received batch of
-ten, the plain statement without caps against the capped start's transaction.
+ten, the plain statement without caps against the capped start's transaction; a third, the
+plain start's statement alone as shipped and as it was before it reported stray copies.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 
 import anyio
 import boto3
+import psycopg
 from moto.server import ThreadedMotoServer
 from sqlalchemy import text
 
@@ -36,6 +38,8 @@ from bench.embedded import database_url
 from skincare_core.jobs import Envelope, Job, Message, Router, Worker, new_job
 from skincare_core.jobs.caps import NO_CAPS, ConcurrencyCaps
 from skincare_postgres import PostgresJobLedger, create_engine, upgrade
+from skincare_postgres.engine import libpq_conninfo
+from skincare_postgres.jobs import ledger_sql
 from skincare_sqs import MAX_DELAY, ensure_queues, sqs_backend
 from skincare_sqs.client import Sender
 
@@ -131,6 +135,38 @@ async def start_cost(url: str, caps: ConcurrencyCaps, batches: int) -> float:
     return spent / (batches * 10) * 1e6
 
 
+# The plain start's statement as shipped and as it was before it reported stray copies (a row
+# dead or back in the outbox): what that check costs, each run alone on one connection.
+STATEMENTS = {
+    "plain start statement, as shipped": ledger_sql.START,
+    "plain start statement, before the stray check": ledger_sql.START.split("\nUNION ALL")[0],
+}
+
+
+async def statement_cost(url: str, statement: str, batches: int) -> float:
+    """Microseconds a job that `statement` takes to start a sent batch of ten, on one autocommit
+    connection."""
+    engine = create_engine(url, pool_size=5)
+    ledger = PostgresJobLedger(engine, window=MAX_DELAY, history=False)
+    spent = 0.0
+    try:
+        async with await psycopg.AsyncConnection.connect(
+            libpq_conninfo(url), autocommit=True
+        ) as conn:
+            await conn.execute("TRUNCATE jobs, job_cap_leases")
+            for _ in range(batches):
+                batch = [Envelope(new_job("noop")) for _ in range(10)]
+                receipts = [await ledger.add(e, due=None, send_now=True) for e in batch]
+                await ledger.mark_sent([receipt for receipt in receipts if receipt is not None])
+                began = time.perf_counter()
+                await conn.execute(statement, {"ids": [e.job.id for e in batch]})
+                spent += time.perf_counter() - began
+                await ledger.finish([Message("r", e.job, 1) for e in batch], queue=QUEUES[0])
+    finally:
+        await engine.dispose()
+    return spent / (batches * 10) * 1e6
+
+
 async def _start(
     ledger: PostgresJobLedger, caps: ConcurrencyCaps, jobs: list[tuple[str, str]]
 ) -> None:
@@ -166,12 +202,17 @@ def main() -> None:
         upgrade(url)
         runs = _measure(url, args.jobs, args.reps)
         starts: dict[str, list[float]] = {name: [] for name in list(VARIANTS)[:2]}
+        statements: dict[str, list[float]] = {name: [] for name in STATEMENTS}
         for _ in range(args.reps):
             for name in starts:
                 starts[name].append(anyio.run(start_cost, url, VARIANTS[name], args.batches))
+            for name, statement in STATEMENTS.items():
+                cost = anyio.run(statement_cost, url, statement, args.batches)
+                statements[name].append(cost)
     print(f"load average after: {os.getloadavg()[0]:.2f}\n")
     _report(runs, args.jobs, args.reps)
     _report_starts(starts, args.batches)
+    _report_statements(statements, args.batches)
 
 
 def _arguments() -> argparse.Namespace:
@@ -213,6 +254,15 @@ def _report_starts(starts: dict[str, list[float]], batches: int) -> None:
         each = ", ".join(f"{r:,.0f}" for r in runs)
         median = statistics.median(runs)
         print(f"| {name} | {median:,.0f} ({each}) | {median - base:+,.0f} us |")
+
+
+def _report_statements(statements: dict[str, list[float]], batches: int) -> None:
+    print(f"\n## The plain start's statement alone ({batches} batches of ten)\n")
+    print("| statement | us a job (runs) |")
+    print("| --- | --- |")
+    for name, runs in statements.items():
+        each = ", ".join(f"{r:,.1f}" for r in runs)
+        print(f"| {name} | {statistics.median(runs):,.1f} ({each}) |")
 
 
 if __name__ == "__main__":

@@ -268,6 +268,11 @@ def test_the_sqs_cap_cost_program_runs_quick_and_prints_each_variant() -> None:
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
     rows = [line.split(" | ")[0] for line in done.stdout.splitlines() if line.startswith("| ")]
     never_full = "| cap in use, never full (type:noop=1000)"
-    # The drains, then the ledger's start of a batch without and with a cap.
+    # The drains, the ledger's start of a batch without and with a cap, then the plain start's
+    # statement as shipped and before its stray check.
     assert rows[2:5] == ["| no cap", never_full, "| cap of 10 (type:noop=10)"]
-    assert rows[7:] == ["| no cap", never_full]
+    assert rows[7:9] == ["| no cap", never_full]
+    assert rows[11:] == [
+        "| plain start statement, as shipped",
+        "| plain start statement, before the stray check",
+    ]

@@ -5,6 +5,7 @@ unrun. moto's HTTP server and the embedded PostgreSQL."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,29 +15,33 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.backend import Backend
-from skincare_core.jobs.envelope import enqueue
+from skincare_core.jobs.envelope import Envelope, enqueue
 from skincare_core.jobs.errors import PriorityUnsupported
 from skincare_core.jobs.job import Job, new_job
 from skincare_core.jobs.relay import OutboxRelay
 from skincare_core.jobs.router import Router
-from skincare_core.jobs.routing import QueueRoutes
+from skincare_core.jobs.routing import DEFAULT_QUEUE, QueueRoutes
 from skincare_core.jobs.worker import Worker
 from skincare_postgres import PostgresDatabase, PostgresJobLedger
-from skincare_sqs import sqs_backend
+from skincare_sqs import QueueUrls, sqs_backend
+from skincare_sqs.client import Sender
 from tests.sqs.conftest import ProvisionNamed
 
 pytestmark = pytest.mark.anyio
 ROUTES = QueueRoutes({"ledger.bulk": "bulk"})
 
 
+def _opened(
+    sqs_client: Any, urls: dict[str, QueueUrls], ledger: PostgresJobLedger
+) -> AbstractAsyncContextManager[Backend]:
+    return sqs_backend(sqs_client, urls=urls, ledger=ledger, queues=urls, wait_time_seconds=0)
+
+
 @pytest.fixture
 async def backend(
     sqs_client: Any, fresh_named_queues: ProvisionNamed, ledger: PostgresJobLedger
 ) -> AsyncIterator[Backend]:
-    urls = fresh_named_queues(ROUTES.names)
-    async with sqs_backend(
-        sqs_client, urls=urls, ledger=ledger, queues=urls, wait_time_seconds=0
-    ) as opened:
+    async with _opened(sqs_client, fresh_named_queues(ROUTES.names), ledger) as opened:
         yield opened
 
 
@@ -173,3 +178,43 @@ async def test_an_outbox_job_with_a_priority_is_refused_on_sqs(
     async with PostgresDatabase(engine, routes=ROUTES, ordered=False)() as uow:
         assert await uow.outbox.add(plain) is True
     assert await _relay_once(backend) == 1
+
+
+async def test_a_stray_copy_of_an_unsent_job_is_acked_unrun_and_the_job_waits_on(
+    sqs_client: Any,
+    fresh_named_queues: ProvisionNamed,
+    ledger: PostgresJobLedger,
+    engine: AsyncEngine,
+) -> None:
+    # The ledger holds the job in the outbox (due in an hour); a copy of it reaches SQS anyway
+    # (sent around the ledger, as a send its sender thought failed would have): it must not run.
+    urls, job = fresh_named_queues(ROUTES.names), new_job("ledger.run")
+    async with _opened(sqs_client, urls, ledger) as backend:
+        queue = backend.queue()
+        await enqueue(queue, job, delay=timedelta(hours=1))
+        sender = Sender(sqs_client, urls[DEFAULT_QUEUE].queue_url)
+        assert await sender.send_many([Envelope(job)]) == 1
+        assert await queue.receive(10) == []
+    assert await _rows(engine) == [(job.id, "ready")]
+    attributes = sqs_client.get_queue_attributes(
+        QueueUrl=urls[DEFAULT_QUEUE].queue_url,
+        AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+    )["Attributes"]
+    assert set(attributes.values()) == {"0"}
+
+
+async def test_the_ledger_reports_copies_of_dead_and_unsent_jobs_as_unrun(
+    ledger: PostgresJobLedger, engine: AsyncEngine
+) -> None:
+    dead, unsent, sent = (new_job("ledger.run", n=str(n)) for n in range(3))
+    for job in (dead, unsent):
+        assert await ledger.add(Envelope(job), due=None, send_now=False) == ""
+    receipt = await ledger.add(Envelope(sent), due=None, send_now=True)
+    assert receipt
+    await ledger.mark_sent([receipt])
+    async with engine.begin() as conn:
+        await conn.execute(text("UPDATE jobs SET status = 'dead' WHERE id = :id"), {"id": dead.id})
+    assert await ledger.start([dead.id, unsent.id, sent.id]) == {dead.id, unsent.id}
+    assert sorted(await _rows(engine)) == sorted(
+        [(dead.id, "dead"), (unsent.id, "ready"), (sent.id, "running")]
+    )

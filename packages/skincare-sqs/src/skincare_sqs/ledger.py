@@ -8,7 +8,8 @@ outbox (skincare-postgres implements this as `PostgresJobLedger`):
   waits in the outbox and the relay sends it once it is due within 15 minutes;
 - a unique key is held by the row while the job waits, is scheduled or runs (received), until
   it is acked or dead: a key is free again only when its job has ended, as on every backend;
-- receiving marks the rows `running`; a job cancelled after it was sent is acked unrun;
+- receiving marks the rows `running`; a job cancelled after it was sent is acked unrun, as is a
+  stray copy of a job whose row says it is not in SQS (dead, or waiting in the outbox);
 - under concurrency caps, receiving starts only the jobs the caps have room for, every
   process's running jobs counted in the database, each slot leased until the worker's
   heartbeat stops (`start_capped`, `extend_caps`); the others are held back, their rows `sent`;
@@ -59,7 +60,8 @@ class JobLedger(OutboxStorage, JobOutcomes, Protocol):
         """The caller could not send the job it added: drop the row."""
 
     async def start(self, job_ids: Sequence[str]) -> set[str]:
-        """Received jobs are running; returns the cancelled ones (to ack unrun)."""
+        """Received jobs are running; returns those to ack unrun: the cancelled ones, and stray
+        copies of jobs the ledger holds as not in SQS (dead, or waiting in the outbox)."""
 
     async def start_capped(
         self,

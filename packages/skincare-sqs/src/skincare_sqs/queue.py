@@ -363,13 +363,14 @@ class SqsQueue:
         return Message(receipt, job, attempts, enqueued_at=sent_at(raw), snoozes=snoozes)
 
     async def _start(self, messages: builtins.list[Message]) -> builtins.list[Message]:
-        # One statement a batch: cancelled jobs are deleted unrun, the others marked running.
+        # One statement a batch: cancelled jobs and stray copies are acked unrun, the others
+        # marked running.
         if self._ledger is None or not messages:
             return messages
         if self._capped:
             return await self._start_capped(self._ledger, messages)
-        cancelled = await self._ledger.start([m.job.id for m in messages])
-        return await self._started(messages, cancelled)
+        unrun = await self._ledger.start([m.job.id for m in messages])
+        return await self._started(messages, unrun)
 
     async def _start_capped(
         self, ledger: JobLedger, messages: builtins.list[Message]
@@ -389,7 +390,7 @@ class SqsQueue:
     async def _book(
         self, ledger: JobLedger, messages: builtins.list[Message]
     ) -> tuple[builtins.list[Message], builtins.list[Message]]:
-        # One transaction: (the jobs started, those held back); cancelled ones are acked unrun.
+        # One transaction: (the jobs started, those held back); the unrun ones are acked.
         jobs = [(m.job.id, m.job.type) for m in messages]
         start = await ledger.start_capped(
             jobs, queue=self.name, caps=self._caps, lease=self._cap_lease
@@ -405,16 +406,16 @@ class SqsQueue:
             self._leases.forget(receipt)
 
     async def _started(
-        self, messages: builtins.list[Message], cancelled: AbstractSet[str]
+        self, messages: builtins.list[Message], unrun: AbstractSet[str]
     ) -> builtins.list[Message]:
-        unrun = [m.receipt for m in messages if m.job.id in cancelled]
-        for receipt in unrun:
+        acked = [m.receipt for m in messages if m.job.id in unrun]
+        for receipt in acked:
             self._bodies.pop(receipt)
-        await self._deletes(unrun)
+        await self._deletes(acked)
         for message in messages:
-            if message.job.id not in cancelled:
+            if message.job.id not in unrun:
                 self._running.keep(message.receipt, message)
-        return [m for m in messages if m.job.id not in cancelled]
+        return [m for m in messages if m.job.id not in unrun]
 
 
 def _check_long_poll(client: SQSClient, wait_time_seconds: int) -> None:

@@ -74,8 +74,11 @@ RETURNING COALESCE(receipt::text, '') AS receipt
 """
 
 # Received jobs: tombstones are deleted and reported (their jobs are acked unrun); the rest run.
-# A row an enqueue is still marking sent counts as sent.
-START = """
+# A row an enqueue is still marking sent counts as sent. A copy of a job whose row says it is not
+# in SQS (`STRAY`: dead, or waiting in the outbox, unleased: parked by a pause, or released after
+# a send that failed as far as its sender knew) is a stray delivery: reported and acked unrun too.
+STRAY = "status = 'dead' OR (status = 'ready' AND receipt IS NULL)"
+START = f"""
 WITH cancelled AS (
     DELETE FROM jobs WHERE id = ANY(%(ids)s) AND status = 'cancelled' RETURNING id),
 started AS (
@@ -83,6 +86,7 @@ started AS (
     WHERE id = ANY(%(ids)s) AND (status = 'sent' OR (status = 'ready' AND receipt IS NOT NULL))
     RETURNING 1)
 SELECT id FROM cancelled
+UNION ALL SELECT id FROM jobs WHERE id = ANY(%(ids)s) AND ({STRAY})
 """
 
 RETRY = "UPDATE jobs SET status = 'sent' WHERE id = %(id)s AND status = 'running'"
@@ -167,7 +171,7 @@ UPDATE jobs SET status = CASE WHEN status = 'ready' THEN 'sent' ELSE status END,
 WHERE receipt = ANY(%(receipts)s::uuid[])
 """
 
-START_KEEPING = """
+START_KEEPING = f"""
 WITH cancelled AS (
     DELETE FROM jobs WHERE id = ANY(%(ids)s) AND status = 'cancelled' RETURNING id),
 started AS (
@@ -175,6 +179,7 @@ started AS (
     WHERE id = ANY(%(ids)s) AND (status = 'sent' OR (status = 'ready' AND receipt IS NOT NULL))
     RETURNING 1)
 SELECT id FROM cancelled
+UNION ALL SELECT id FROM jobs WHERE id = ANY(%(ids)s) AND ({STRAY})
 """
 
 RETRY_KEEPING = f"""
