@@ -264,3 +264,19 @@ async def _counted(engine: AsyncEngine) -> int:
             )
         )
         return int(rows.scalar_one())
+
+
+async def test_a_job_received_twice_in_one_batch_starts_once(
+    sqs_client: Any, fresh_named_queues: ProvisionNamed, engine: AsyncEngine
+) -> None:
+    # Two copies of one job in one receive: one slot, one run; the other copy waits.
+    urls = fresh_named_queues([QUEUE], visibility_timeout=_SECONDS)
+    caps, job = ConcurrencyCaps(types={"mail": 2}), new_job("mail")
+    sender = Sender(sqs_client, urls[QUEUE].queue_url)
+    assert await sender.send_many([Envelope(job), Envelope(job)]) == 2
+    async with _opened(sqs_client, urls, engine, caps, QUEUE) as backend:
+        received = await backend.queue(QUEUE).receive(10)
+        while not received:
+            received = await backend.queue(QUEUE).receive(10)
+    assert [message.job.id for message in received] == [job.id]
+    assert await _slots(engine) == [("type:mail", job.id)]

@@ -390,13 +390,20 @@ class SqsQueue:
     async def _book(
         self, ledger: JobLedger, messages: builtins.list[Message]
     ) -> tuple[builtins.list[Message], builtins.list[Message]]:
-        # One transaction: (the jobs started, those held back); the unrun ones are acked.
-        jobs = [(m.job.id, m.job.type) for m in messages]
+        # One transaction: (the jobs started, those held back); the unrun ones are acked. A job
+        # received twice in one batch is booked once: its other copies wait, held back.
+        first: dict[str, Message] = {}
+        for message in messages:
+            first.setdefault(message.job.id, message)
+        copies = [m for m in messages if first[m.job.id] is not m]
+        jobs = [(m.job.id, m.job.type) for m in first.values()]
         start = await ledger.start_capped(
             jobs, queue=self.name, caps=self._caps, lease=self._cap_lease
         )
-        rest = [m for m in messages if m.job.id not in start.held_back]
-        held = [m for m in messages if m.job.id in start.held_back]
+        rest = [m for m in first.values() if m.job.id not in start.held_back]
+        held = [m for m in first.values() if m.job.id in start.held_back]
+        held += [m for m in copies if m.job.id not in start.unrun]
+        rest += [m for m in copies if m.job.id in start.unrun]
         return await self._started(rest, start.unrun), held
 
     async def _hold_back(self, held: builtins.list[Message]) -> None:
