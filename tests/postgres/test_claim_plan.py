@@ -105,8 +105,9 @@ async def test_an_urgent_job_is_claimed_through_the_index_behind_a_less_urgent_b
             assert message.job == urgent
             await queue.ack_many([message])
 
-        fastest = await _claim_seconds(claim)
-    # Enqueue, claim and ack: the claim's first branch finds it without reading the backlog.
+        fastest = await _claim_seconds(claim, runs=10)
+    # Enqueue, claim and ack (three round trips; the best of ten, for a loaded CI): the claim's
+    # first branch finds it without reading the backlog.
     assert fastest < 0.02, fastest
 
 
