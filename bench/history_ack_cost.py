@@ -4,7 +4,8 @@ parsed once for each use (the statement before), with each of job_history's inde
 with all of them, a minimal seven-column row with no index (the least a history row written by
 the ack costs), and four designs not taken: a BRIN index on finished_at for the type index, a
 hash index for the id index, the body not parsed (the arguments not kept), and River's: the
-finished row kept in the jobs table, its arguments and type indexed there.
+finished row kept in the jobs table, its arguments and type indexed there; and the next design
+not built: the history row written into an unindexed time slice of a partitioned table.
 
 Run: `uv run python -m bench.history_ack_cost [--quick] [--jobs N] [--batch B] [--reps R]`.
 Each run fills N leased jobs with COPY and acks them B a statement on one autocommit
@@ -80,15 +81,29 @@ _JOBS_INDEXES = (
 )
 
 
+# The next design not built (docs/performance.md section 25): history rows written into the
+# current time slice of a range-partitioned table, unindexed until the slice closes.
+_SLICES = "bench_history_slices"
+_IN_SLICES = queue_sql.ACK_KEEPING.replace("INSERT INTO job_history", f"INSERT INTO {_SLICES}")
+_SLICED = (
+    f"CREATE TABLE {_SLICES} (LIKE job_history INCLUDING DEFAULTS)"
+    " PARTITION BY RANGE (finished_at)",
+    f"CREATE TABLE bench_history_slice_now PARTITION OF {_SLICES}"
+    " FOR VALUES FROM (now() - interval '1 hour') TO (now() + interval '1 hour')",
+)
+
+
 class Variant(NamedTuple):
     """An ack statement, the ids its jobs get, the job_history indexes dropped for it and the
-    ones created in their place (`CREATE INDEX` statements, each named `bench_*`)."""
+    ones created in their place (`CREATE INDEX` statements, each named `bench_*`), or tables
+    created for it (`CREATE TABLE bench_*`), and the table its history rows go to."""
 
     statement: str
     new_id: Callable[[], str]
     dropped: tuple[str, ...] = ()
     created: tuple[str, ...] = ()
     kept_in_jobs: bool = False
+    history: str = "job_history"
 
 
 def _random_id() -> str:
@@ -120,6 +135,9 @@ VARIANTS = {
     ),
     "finished rows kept in jobs (River's way), no job_history": Variant(
         _KEPT_IN_JOBS, new_job_id, _INDEXES, _JOBS_INDEXES, kept_in_jobs=True
+    ),
+    "history into an unindexed time slice (a partition)": Variant(
+        _IN_SLICES, new_job_id, created=_SLICED, history=_SLICES
     ),
 }
 
@@ -158,6 +176,7 @@ def run(conninfo: str, variant: Variant, *, jobs: int, batch: int) -> tuple[floa
             r"SELECT indexname FROM pg_indexes WHERE indexname LIKE 'bench\_%'"
         ):
             conn.execute(f"DROP INDEX {name}")
+        conn.execute(f"DROP TABLE IF EXISTS {_SLICES}")
         for name in variant.dropped:
             conn.execute(f"DROP INDEX {name}")
         for statement in variant.created:
@@ -170,7 +189,8 @@ def run(conninfo: str, variant: Variant, *, jobs: int, batch: int) -> tuple[floa
             _ack_all(conn, variant.statement, leases, batch)
             took = time.perf_counter() - started, _cpu_seconds(pid) - cpu
             kept = 0 if variant.statement == queue_sql.ACK or variant.kept_in_jobs else jobs
-            _check_acked(conn, kept=kept, done=jobs if variant.kept_in_jobs else 0)
+            done = jobs if variant.kept_in_jobs else 0
+            _check_acked(conn, kept=kept, done=done, history=variant.history)
         return took
 
 
@@ -194,12 +214,12 @@ def _done_allowed(conn: Conn) -> Iterator[None]:
         conn.execute(f"{replace} {check}")
 
 
-def _check_acked(conn: Conn, *, kept: int, done: int) -> None:
+def _check_acked(conn: Conn, *, kept: int, done: int, history: str) -> None:
     # Every job acked: gone, or kept as done; a history row for each where the variant keeps one.
     counts = conn.execute(
         "SELECT (SELECT count(*) FILTER (WHERE status <> 'done') FROM jobs),"
         " (SELECT count(*) FILTER (WHERE status = 'done') FROM jobs),"
-        " (SELECT count(*) FROM job_history)"
+        f" (SELECT count(*) FROM {history})"
     )
     if (row := counts.fetchone()) != (0, done, kept):
         raise RuntimeError(f"expected (0 jobs, {done} done, {kept} history rows), got {row}")

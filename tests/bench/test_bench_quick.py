@@ -247,6 +247,7 @@ def test_the_history_ack_cost_program_acks_every_job_in_each_variant() -> None:
         "| history, hash index for the id index",
         "| history, body not parsed (no arguments kept)",
         "| finished rows kept in jobs (River's way), no job_history",
+        "| history into an unindexed time slice (a partition)",
     ]
     assert all(float(row[2]) > 0 for row in rows[2:]), rows
 
