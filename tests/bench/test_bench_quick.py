@@ -1,8 +1,8 @@
 """Every bench program runs in its --quick mode: the bench/compare programs (in the bench
 dependency group) and bench.queue_isolation, bench.bulk_enqueue, bench.held_horizon,
 bench.notify_commit, bench.terminate_storm, bench.checkout_latency, bench.checkout_capacity,
-bench.history_search, bench.history_soak, bench.history_ack_cost, bench.pause_claim,
-bench.ops_page, bench.cap_cost and bench.sqs_cap_cost."""
+bench.history_search, bench.history_soak, bench.history_ack_cost, bench.history_slices,
+bench.pause_claim, bench.ops_page, bench.cap_cost and bench.sqs_cap_cost."""
 
 from __future__ import annotations
 
@@ -250,6 +250,21 @@ def test_the_history_ack_cost_program_acks_every_job_in_each_variant() -> None:
         "| history into an unindexed time slice (a partition)",
     ]
     assert all(float(row[2]) > 0 for row in rows[2:]), rows
+
+
+def test_the_history_slices_program_prints_the_ack_the_build_and_each_search() -> None:
+    # The acks run through history_ack_cost's harness, which fails unless every job was acked.
+    done = _run_program("bench.history_slices", "--quick")
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert [row[0] for row in rows] == [
+        *("| layout", "| ---", "| history (shipped)", "| unindexed slice, built at close"),
+        *("| layout", "| ---", "| open slice, 5,000 rows, no index"),
+        "| 5 closed slices of 5,000 rows",
+    ]
+    # Every search took some time (the CPU figures may round to a tick's 10 ms).
+    searches = [(row[1], row[2].removesuffix(" |")) for row in rows[6:]]
+    assert all(float(cell) > 0 for cells in searches for cell in cells), rows
 
 
 @pytest.mark.slow
