@@ -4,12 +4,15 @@ and how long a freed slot stays empty."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
+
+from tests.unmeasured import unmeasured
 
 
 def _events(spans: Sequence[tuple[float, float]]) -> list[tuple[float, int]]:
@@ -56,7 +59,9 @@ def spans_of_workers(
 ) -> list[tuple[float, float]]:
     """Start a worker process (`python -m` with `argv(out)`) for each file of `outs`, wait for
     the spans of `jobs` jobs (`wait_for_spans`), then stop every worker."""
-    children = [subprocess.Popen([sys.executable, "-m", *argv(out)]) for out in outs]
+    # Unmeasured (tests/unmeasured.py): the in-process cap tests measure the same paths.
+    env = unmeasured(os.environ)
+    children = [subprocess.Popen([sys.executable, "-m", *argv(out)], env=env) for out in outs]
     try:
         return wait_for_spans(outs, jobs, within=within)
     finally:

@@ -14,14 +14,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.unmeasured import unmeasured
+
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = ("drain", "limit", "concurrency", "latency", "sqs")
 
 
 def _unmeasured() -> dict[str, str]:
-    """The environment without coverage's variables: the programs time things, and coverage's
-    tracer would slow what they time (the tests of the packages cover what they run)."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
+    """This environment, unmeasured: the programs time things, and coverage's tracer would
+    slow what they time (the tests of the packages cover what they run)."""
+    return unmeasured(os.environ)
 
 
 def _run_quick(name: str, out: Path) -> subprocess.CompletedProcess[str]:

@@ -1,4 +1,5 @@
-"""200 checkouts from 20 users, each paid twice by webhook, through the real processes."""
+"""200 checkouts from 20 users, each paid twice by webhook, through the real processes (run
+unmeasured: a load the other end-to-end tests measure in small)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from tests.e2e.e2e_client import (
     worker_process,
 )
 from tests.e2e.sqs_shop import shop_queues, sqs_env
+from tests.unmeasured import unmeasured
 
 pytestmark = pytest.mark.slow
 # A user id and the order the API answered for them.
@@ -67,6 +69,7 @@ def _assert_everything_done(client: ShopClient, home: Path, orders: list[Order])
 
 def test_postgres_queue_end_to_end(database_url: str, shop: SeededShop, home: Path) -> None:
     env, port = base_env(database_url, home)
+    env = unmeasured(env)
     worker = worker_process(env, home)
     try:
         with api_process(env, port, home) as client:
@@ -82,6 +85,7 @@ def test_sqs_queue_end_to_end(
 ) -> None:
     shop_queues(boto3.client("sqs", endpoint_url=moto_endpoint), "e2e-jobs")
     env, port = base_env(database_url, home, **sqs_env("e2e-jobs"))
+    env = unmeasured(env)
     worker = worker_process(env, home)
     try:
         with api_process(env, port, home) as client:

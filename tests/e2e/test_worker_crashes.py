@@ -12,6 +12,7 @@ from skincare_services.local import stop_process, wait_for
 from skincare_services.seed import SeededShop
 from tests.e2e.e2e_client import api_process, base_env, worker_process
 from tests.e2e.slow_smtp import start_smtp
+from tests.unmeasured import unmeasured
 
 pytestmark = pytest.mark.slow
 
@@ -69,7 +70,9 @@ def test_sigkill_mid_load_loses_nothing(database_url: str, shop: SeededShop, hom
             SKINCARE_WORKER_QUEUES="critical=1,default=4,bulk=1",
             SKINCARE_VISIBILITY_TIMEOUT_SECONDS="2",
         )
+        # Unmeasured (tests/unmeasured.py): a killed worker writes no coverage data anyway.
         env, port = base_env(database_url, home, **extra)
+        env = unmeasured(env)
         _place_orders(env, port, home, shop, 100)
         worker = worker_process(env, home)
         try:

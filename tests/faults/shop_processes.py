@@ -15,6 +15,7 @@ import anyio
 from skincare_services.local import stop_process
 from skincare_services.seed import SeededShop, seed_shop
 from tests.e2e.e2e_client import ShopClient, api_process, base_env, worker_process
+from tests.unmeasured import unmeasured
 
 CUSTOMERS = 8
 VISIBILITY = 5
@@ -37,7 +38,9 @@ def seeded(url: str) -> SeededShop:
 def shop_processes(database_url: str, home: Path, **extra: str) -> Iterator[ShopClient]:
     """The worker and the API as real processes on `database_url`, with WORKER_ENV and `extra`;
     a client of the API, ready."""
+    # Unmeasured (tests/unmeasured.py): the faults' load repeats paths measured elsewhere.
     env, port = base_env(database_url, home, **WORKER_ENV, **extra)
+    env = unmeasured(env)
     worker = worker_process(env, home)
     try:
         with api_process(env, port, home) as client:

@@ -29,6 +29,7 @@ from tests.faults.shop_invariants import check_shop, mail_per_order, seconds_unt
 from tests.faults.shop_invariants import total_stock as stock_of
 from tests.faults.shop_load import ShopLoad, running
 from tests.faults.shop_processes import CUSTOMERS, EMAIL_CONCURRENCY, WORKER_ENV, seeded
+from tests.unmeasured import unmeasured
 
 pytestmark = pytest.mark.slow
 
@@ -69,7 +70,9 @@ def test_repeated_worker_kills_under_load_lose_nothing(own_database: str, tmp_pa
     shop = seeded(own_database)
     stock = stock_of(own_database)
     rng = random.Random(19)
+    # Unmeasured (tests/unmeasured.py): a killed worker writes no coverage data anyway.
     env, port = base_env(own_database, tmp_path, **WORKER_ENV)
+    env = unmeasured(env)
     with _workers(env, tmp_path) as workers, api_process(env, port, tmp_path) as client:
         load = ShopLoad(client, shop, orders_each=8, customers=CUSTOMERS, pause=0.4)
         with running(load):
