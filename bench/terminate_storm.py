@@ -108,6 +108,6 @@ async def main(jobs: int) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="250 jobs instead of 1,500")
+    parser.add_argument("--quick", action="store_true", help="150 jobs instead of 1,500")
     arguments = parser.parse_args()
-    anyio.run(main, 250 if arguments.quick else 1_500)
+    anyio.run(main, 150 if arguments.quick else 1_500)

@@ -50,8 +50,8 @@ RATIOS = (
 
 def build(args: argparse.Namespace) -> harness.Scenario:
     """50,000 jobs (procrastinate 5,000: at ~300/s 50,000 would take minutes per run)."""
-    jobs = 3_000 if args.quick else 50_000
-    slow_jobs = 300 if args.quick else 5_000
+    jobs = 1_000 if args.quick else 50_000
+    slow_jobs = 100 if args.quick else 5_000
 
     async def run(variant: Variant, url: str, server: BenchServer) -> dict[str, float]:
         count = slow_jobs if variant.system == "procrastinate" else jobs

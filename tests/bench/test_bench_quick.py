@@ -126,11 +126,11 @@ def test_the_bulk_enqueue_program_runs_quick_and_prints_every_shape() -> None:
 
 @pytest.mark.slow
 def test_the_held_horizon_program_prints_both_claim_kinds() -> None:
-    done = _run_program("bench.held_horizon", "--seconds", "4", "--rate", "200")
+    done = _run_program("bench.held_horizon", "--seconds", "2", "--rate", "200")
     assert done.returncode == 0, done.stderr
-    rows = [line for line in done.stdout.splitlines() if line.startswith("| 4 |")]
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| 2 |")]
     assert len(rows) == 2, done.stdout
-    # Both runs kept up: at most a second's worth of the 800 jobs offered is left at the end.
+    # Both runs kept up: at most a second's worth of the 400 jobs offered is left at the end.
     backlogs = [int(row.rstrip(" |").rsplit(" | ", 1)[-1].replace(",", "")) for row in rows]
     assert all(backlog <= 200 for backlog in backlogs), done.stdout
 
@@ -155,8 +155,8 @@ def test_the_terminate_storm_program_loses_no_enqueue_under_the_storm() -> None:
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
     rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")]
     assert [(row[0], row[1], row[3]) for row in rows[2:]] == [
-        ("| no storm", "250", "0"),
-        ("| 2 terminations/s of every connection", "250", "0"),
+        ("| no storm", "150", "0"),
+        ("| 2 terminations/s of every connection", "150", "0"),
     ]
     # The storm did kill connections: the run measured what it says it did.
     assert int(rows[3][2]) > 0, rows
