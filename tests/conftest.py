@@ -48,10 +48,23 @@ def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
     data_dir: Path = tmp_path_factory.mktemp("pgdata")
     server = get_server(data_dir, cleanup_mode="stop")
+    _fast_and_unsafe_on_power_loss(server.get_uri())
     try:
         yield server.get_uri().replace("postgresql://", "postgresql+psycopg://", 1)
     finally:
         server.cleanup()
+
+
+def _fast_and_unsafe_on_power_loss(uri: str) -> None:
+    # A test server's writes need not reach the disk: no fsync and no full-page images, which
+    # only an operating system crash or a power loss would need. A commit still writes its WAL
+    # before it returns, so a killed or restarted server loses nothing.
+    import psycopg
+
+    with psycopg.connect(uri, autocommit=True) as conn:
+        for setting in ("fsync", "full_page_writes"):
+            conn.execute(f"ALTER SYSTEM SET {setting} = off")
+        conn.execute("SELECT pg_reload_conf()")
 
 
 @pytest.fixture(scope="session")
