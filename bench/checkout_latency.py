@@ -105,7 +105,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer checkouts")
     args = parser.parse_args()
-    per_client = {"queued": 4 if args.quick else 40, "inline": 2 if args.quick else 10}
+    per_client = {"queued": 2 if args.quick else 40, "inline": 1 if args.quick else 10}
     warm_up = 1 if args.quick else 2
     # The machine is shared: the load before the run says how much the figures can be trusted.
     load_before = os.getloadavg()[0]

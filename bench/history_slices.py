@@ -131,12 +131,12 @@ def _closed_slices(conn: psycopg.Connection[tuple[object, ...]], count: int) -> 
 def main() -> None:
     """Parse the options, run both parts, print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="2,000 jobs, 1 rep, small searches")
+    parser.add_argument("--quick", action="store_true", help="1,000 jobs, 1 rep, small searches")
     parser.add_argument("--jobs", type=int, default=50_000)
     parser.add_argument("--batch", type=int, default=50)
     parser.add_argument("--reps", type=int, default=5)
     args = parser.parse_args()
-    jobs, reps = (2_000, 1) if args.quick else (args.jobs, args.reps)
+    jobs, reps = (1_000, 1) if args.quick else (args.jobs, args.reps)
     open_rows = (5_000,) if args.quick else (50_000, 200_000, 500_000, 1_000_000)
     slices = (5,) if args.quick else (50, 200, 400)
     with database_url() as url:

@@ -45,8 +45,8 @@ _LONG = {"job_seconds": 3.0, "visibility_seconds": 2}
 
 
 def build(args: argparse.Namespace) -> harness.Scenario:
-    """1,000 jobs per run (100 with --quick); a fresh moto server per run."""
-    jobs = 100 if args.quick else 1_000
+    """1,000 jobs per run (40 with --quick); a fresh moto server per run."""
+    jobs = 40 if args.quick else 1_000
 
     async def run(variant: Variant, url: str, server: BenchServer) -> dict[str, float]:
         return await sqs_run(variant, jobs)
