@@ -20,12 +20,6 @@ ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = ("drain", "limit", "concurrency", "latency", "sqs")
 
 
-def _unmeasured() -> dict[str, str]:
-    """This environment, unmeasured: the programs time things, and coverage's tracer would
-    slow what they time (the tests of the packages cover what they run)."""
-    return unmeasured(os.environ)
-
-
 def _run_quick(name: str, out: Path) -> subprocess.CompletedProcess[str]:
     uv = shutil.which("uv")
     assert uv is not None, "uv must be on PATH (it installs the bench group from the lock)"
@@ -34,7 +28,7 @@ def _run_quick(name: str, out: Path) -> subprocess.CompletedProcess[str]:
         # One rep each: the harness and its JSON are the same code at any rep count.
         [*command, "--quick", "--reps", "1", "--out", str(out)],
         cwd=ROOT,
-        env=_unmeasured(),
+        env=unmeasured(os.environ),
         capture_output=True,
         text=True,
         timeout=180,
@@ -49,7 +43,7 @@ def _run_program(module: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [uv, "run", "python", "-m", module, *args],
         cwd=ROOT,
-        env=_unmeasured(),
+        env=unmeasured(os.environ),
         capture_output=True,
         text=True,
         timeout=180,
