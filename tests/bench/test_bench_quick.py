@@ -237,6 +237,7 @@ def test_the_history_ack_cost_program_acks_every_job_in_each_variant() -> None:
         "| history, no id index",
         "| history, no argument index",
         "| history, no type index",
+        "| history, argument index without a pending list",
         "| history row, no index",
         "| 7-column row, no index",
         "| history, BRIN on finished_at for the type index",
@@ -246,6 +247,12 @@ def test_the_history_ack_cost_program_acks_every_job_in_each_variant() -> None:
         "| history into an unindexed time slice (a partition)",
     ]
     assert all(float(row[2]) > 0 for row in rows[2:]), rows
+    # The pending-list merge and the sum with the ack (CPU ticks: 1,000 jobs may take none).
+    assert all(float(row[5]) >= 0 for row in rows[2:]), rows
+    assert all(
+        abs(float(row[6].removesuffix(" |")) - float(row[3]) - float(row[5])) < 0.15
+        for row in rows[2:]
+    ), rows
 
 
 def test_the_history_slices_program_prints_the_ack_the_build_and_each_search() -> None:
@@ -254,7 +261,8 @@ def test_the_history_slices_program_prints_the_ack_the_build_and_each_search() -
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
     rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")]
     assert [row[0] for row in rows] == [
-        *("| layout", "| ---", "| history (shipped)", "| unindexed slice, built at close"),
+        *("| layout", "| ---", "| history (shipped), its GIN pending list merged"),
+        "| unindexed slice, built at close",
         *("| layout", "| ---", "| open slice, 5,000 rows, no index"),
         "| 5 closed slices of 5,000 rows",
     ]
