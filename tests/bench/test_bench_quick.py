@@ -211,17 +211,19 @@ def test_the_ops_page_program_times_every_page() -> None:
 
 
 def test_the_history_search_program_times_every_search_quick() -> None:
-    done = _run_program("bench.history_search", "--quick", "--queries", "5")
+    done = _run_program("bench.history_search", "--quick", "--queries", "5", "--pending")
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
     rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")]
-    assert [row[0] for row in rows[2:]] == [
+    assert [row[0] for row in rows[2:7]] == [
         "| argument (order_id=N)",
         "| id",
         "| type, last hour",
         "| state dead",
         "| newest 50, no filter",
     ]
-    assert all(float(row[1]) >= 0 for row in rows[2:]), rows
+    assert all(float(row[1]) >= 0 for row in rows[2:7]), rows
+    # Then a search after each 1,000 rows added, 12 times.
+    assert [row[0] for row in rows[9:]] == [f"| {n:,}" for n in range(1_000, 12_001, 1_000)]
 
 
 def test_the_history_ack_cost_program_acks_every_job_in_each_variant() -> None:
