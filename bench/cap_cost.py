@@ -1,6 +1,7 @@
 """What a concurrency cap costs the drain: the Worker draining no-op jobs on Postgres with no
-cap, with a cap in use that never binds (every claim of the queue then runs the capped claim:
-lock, count, claim, record), and with a cap that binds (10 running at once).
+cap, with a cap on another job type only (the claims pass capped rows by and meet none), with a
+cap in use that never binds (every claim of the queue then runs the capped claim: lock, count,
+claim, record), and with a cap that binds (10 running at once).
 
 Run: `uv run python -m bench.cap_cost [--quick] [--jobs N] [--reps N]`. Uses
 SKINCARE_BENCH_DATABASE_URL when set, otherwise starts an embedded PostgreSQL in a temporary
@@ -27,6 +28,7 @@ from skincare_postgres import create_engine, postgres_backend, upgrade
 
 VARIANTS = {
     "no cap": NO_CAPS,
+    "a cap on another type only (type:mail=2)": ConcurrencyCaps(types={"mail": 2}),
     "cap in use, never full (type:noop=1000)": ConcurrencyCaps(types={"noop": 1000}),
     "cap of 10 (type:noop=10)": ConcurrencyCaps(types={"noop": 10}),
 }

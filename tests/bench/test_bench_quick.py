@@ -100,6 +100,7 @@ def test_the_cap_cost_program_runs_quick_and_prints_each_variant() -> None:
     rows = [line for line in done.stdout.splitlines() if line.startswith("| ")]
     assert [row.split(" | ")[0] for row in rows[2:]] == [
         "| no cap",
+        "| a cap on another type only (type:mail=2)",
         "| cap in use, never full (type:noop=1000)",
         "| cap of 10 (type:noop=10)",
     ]

@@ -72,3 +72,21 @@ def test_a_claim_never_takes_a_cap_past_its_limit(
 def test_a_key_no_cap_names_is_refused() -> None:
     with pytest.raises(ValueError, match="share a key with no cap: smtp"):
         ConcurrencyCaps(shared={"mail": "smtp"})
+
+
+_NAMES = st.sampled_from(["a", "b", "c", "d"])
+
+
+@given(
+    types=st.dictionaries(_NAMES, st.integers(1, 3)),
+    shared=st.dictionaries(_NAMES, st.just("k")),
+    queue=st.sampled_from(["q1", "q2"]),
+    job_type=_NAMES,
+)
+def test_outside_a_capped_queue_only_a_capped_type_falls_under_a_cap(
+    types: dict[str, int], shared: dict[str, str], queue: str, job_type: str
+) -> None:
+    caps = ConcurrencyCaps(types=types, queues={"q1": 2}, keys={"k": 1}, shared=shared)
+    under = bool(caps.caps_of(queue, job_type))
+    assert under == (queue == "q1" or job_type in caps.capped_types)
+    assert list(caps.capped_types) == sorted(caps.capped_types)

@@ -7,11 +7,15 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import timedelta
 
+import anyio
+import psycopg
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from skincare_core.jobs.backend import Backend
 from skincare_core.jobs.caps import ConcurrencyCaps
+from skincare_core.jobs.envelope import enqueue
+from skincare_core.jobs.job import Message, new_job
 from skincare_core.testing.jobs.caps_contract import (
     OTHER,
     QUEUE,
@@ -20,6 +24,7 @@ from skincare_core.testing.jobs.caps_contract import (
     CapsContract,
 )
 from skincare_postgres import postgres_backend
+from skincare_postgres.engine import libpq_conninfo
 
 # Long enough that no lease ends while a test receives on a loaded machine (a 1 s lease did).
 _LEASE = timedelta(seconds=3)
@@ -42,3 +47,50 @@ class TestPostgresCaps(CapsContract):
                 )
 
         return subject
+
+
+# What a capped claim of another process locks first, and holds until it commits.
+_MAIL_CAP_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('skincare.cap:type:mail', 0))"
+
+
+@pytest.mark.anyio
+async def test_only_a_claim_that_meets_a_capped_type_waits_for_the_caps(
+    engine: AsyncEngine,
+) -> None:
+    caps = ConcurrencyCaps(types={"mail": 1})
+    opened = postgres_backend(
+        engine, queues=(QUEUE,), visibility_timeout=_LEASE, poll_interval=_POLL, caps=caps
+    )
+    async with opened as backend:
+        queue = backend.queue(QUEUE)
+        await enqueue(queue, new_job("report"))
+        await enqueue(queue, new_job("mail"))
+        async with await psycopg.AsyncConnection.connect(libpq_conninfo(engine.url)) as other:
+            await other.execute(_MAIL_CAP_LOCK)
+            # The report, due first, is claimed while another claim holds the mail cap.
+            with anyio.fail_after(5):
+                [report] = await queue.receive(1)
+            assert report.job.type == "report"
+            got: list[Message] = []
+            async with anyio.create_task_group() as tasks:
+
+                async def claim() -> None:
+                    got.extend(await queue.receive(1))
+
+                tasks.start_soon(claim)
+                await anyio.sleep(0.5)
+                # The mail's claim waits for the cap until the other claim ends.
+                assert got == []
+                await other.rollback()
+            assert [m.job.type for m in got] == ["mail"]
+            # Having met a capped type, the next claim is a capped one; once it meets none (and
+            # no full cap), the claim after it no longer waits for the caps.
+            await queue.ack_many(got)
+            await enqueue(queue, new_job("report"))
+            with anyio.fail_after(5):
+                assert [m.job.type for m in await queue.receive(1)] == ["report"]
+            await enqueue(queue, new_job("report"))
+            await other.execute(_MAIL_CAP_LOCK)
+            with anyio.fail_after(5):
+                assert [m.job.type for m in await queue.receive(1)] == ["report"]
+            await other.rollback()

@@ -75,6 +75,12 @@ class ConcurrencyCaps:
             sorted(c for c in limits if not c.startswith(f"{QUEUE}:") or c == f"{QUEUE}:{queue}")
         )
 
+    @property
+    def capped_types(self) -> tuple[str, ...]:
+        """The job types a type or key cap counts, sorted: outside a capped queue, a job of
+        any other type falls under no cap."""
+        return tuple(sorted({*self.types, *self.shared}))
+
     def types_under(self, cap: str) -> tuple[str, ...]:
         """The job types a type or key cap counts (none for a queue cap)."""
         kind, _, name = cap.partition(":")

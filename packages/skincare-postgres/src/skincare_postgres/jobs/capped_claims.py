@@ -15,6 +15,12 @@ A claim of a queue that caps may touch runs as one transaction on the queue's cl
 
 A job held back is not leased: it spends no attempt, and the next claim after a slot frees
 takes it. Only queues that caps may touch pay for this; every other claim is `queue_sql.CLAIM`.
+
+A queue without a cap of its own pays for it only while jobs of a capped type are due in it:
+its claim first leases what is due as `queue_sql.CLAIM` does, passing the rows of capped types
+by (`PASSING_CAPPED`), and takes the transaction above only if it passed one, for the rest of
+its batch. After a transaction that met a due job of a capped type, or a full cap (whose due
+jobs it cannot see), the next claim starts with one, until a transaction meets neither.
 """
 
 from __future__ import annotations
@@ -82,6 +88,31 @@ SELECT id, body, attempts, receipt::text AS receipt, due_at, priority, snoozes F
 """
 
 
+# The due rows as `queue_sql.CLAIM` reads them (the paused types left out), locked; the rows of
+# a type outside the caps leased as `queue_sql.CLAIM` leases them, with `passed` false; then one
+# row with `passed` true (and nothing else) if a row of a capped type was passed by.
+PASSING_CAPPED = f"""
+WITH due AS (
+    SELECT d.ctid, d.available_at, d.type FROM {sql.BY_PRIORITY}
+    CROSS JOIN LATERAL (
+        SELECT ctid, available_at, type FROM jobs
+        WHERE {sql.DUE_IN_PRIORITY} AND type <> ALL(CAST(%(paused)s AS text[]))
+        ORDER BY available_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED) AS d
+    LIMIT %(limit)s),
+taken AS (
+    UPDATE jobs SET attempts = attempts + 1, receipt = gen_random_uuid(),
+        available_at = now() + %(visibility)s, lease_expires_at = now() + %(visibility)s,
+        started_at = now()
+    FROM due WHERE jobs.ctid = due.ctid AND due.type <> ALL(CAST(%(capped)s AS text[]))
+    RETURNING jobs.id, jobs.body, jobs.attempts, jobs.receipt::text AS receipt,
+        due.available_at AS due_at, jobs.priority, jobs.snoozes)
+SELECT id, body, attempts, receipt, due_at, priority, snoozes, false AS passed FROM taken
+UNION ALL
+(SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, true FROM due
+    WHERE due.type = ANY(CAST(%(capped)s AS text[])) LIMIT 1)
+"""
+
+
 class Candidate(NamedTuple):
     """A due row `CANDIDATES` locked: where it is, when it became due, its priority and type."""
 
@@ -94,11 +125,13 @@ class Candidate(NamedTuple):
 @frozen
 class CappedClaim:
     """What a capped claim leased; the (priority, due time) of the rows it read in order, for
-    the claim floors (none when it left types out); whether a cap held a job back."""
+    the claim floors (none when it left types out); whether a cap held a job back; whether it
+    met a due job of a capped type (held back or not)."""
 
     rows: Sequence[sql.Claimed]
     seen: Sequence[tuple[int, datetime]]
     held_back: bool
+    met_capped: bool = True
 
 
 class CappedClaims:
@@ -117,13 +150,42 @@ class CappedClaims:
         self._caps = caps
         self._locked = list(caps.relevant_to(queue))
         self._visibility = visibility
+        self._capped_types = list(caps.capped_types)
+        # Every job of a capped queue falls under its cap: each claim is a capped one.
+        self._queue_capped = self._capped_first = queue in caps.queues
 
     async def claim(
         self, limit: int, floors: Mapping[int, datetime | None], *, paused: Sequence[str] = ()
     ) -> CappedClaim:
         """Lease up to `limit` due jobs, as many as the caps have room for, none of a
         `paused` type."""
+        passed: list[sql.Claimed] = []
+        if not self._capped_first:
+            passed, met_capped = await self._passing_capped(limit, floors, paused)
+            if not met_capped:
+                seen = [(r.priority, r.due_at) for r in passed]
+                return CappedClaim(passed, seen, held_back=False, met_capped=False)
+        # A failure from here leaves the rows leased above to come back when their leases end,
+        # as a claim whose reply is lost does. They do not move the floors: capped rows due
+        # before them wait.
+        capped = await self._capped(limit - len(passed), floors, paused)
+        self._capped_first = self._queue_capped or capped.met_capped
+        return CappedClaim([*passed, *capped.rows], capped.seen, held_back=capped.held_back)
 
+    async def _passing_capped(
+        self, limit: int, floors: Mapping[int, datetime | None], paused: Sequence[str]
+    ) -> tuple[list[sql.Claimed], bool]:
+        """The due jobs of types outside the caps, leased; whether a capped one was passed by."""
+        params = {"queue": self._queue, "limit": limit, "visibility": self._visibility}
+        params |= {"paused": list(paused), "capped": self._capped_types}
+        params |= sql.floor_params(floors)
+        rows = await self._connection.rows(PASSING_CAPPED, params, tuple_row)
+        leased = [sql.Claimed(*row[:7]) for row in rows if not row[7]]
+        return leased, len(leased) < len(rows)
+
+    async def _capped(
+        self, limit: int, floors: Mapping[int, datetime | None], paused: Sequence[str]
+    ) -> CappedClaim:
         async def work(conn: psycopg.AsyncConnection[TupleRow]) -> CappedClaim:
             return await self._claim(conn, limit, floors, paused)
 
@@ -151,7 +213,9 @@ class CappedClaims:
         chosen = [c for c in candidates if room.take(self._queue, c.type)]
         seen = [] if held_back else [(c.priority, c.available_at) for c in candidates]
         rows = await self._take(conn, chosen) if chosen else []
-        return CappedClaim(rows, seen, held_back=room.held_back or bool(full))
+        stopped = room.held_back or bool(full)
+        met = stopped or any(c.type in self._capped_types for c in candidates)
+        return CappedClaim(rows, seen, held_back=stopped, met_capped=met)
 
     async def _take(
         self, conn: psycopg.AsyncConnection[TupleRow], chosen: Sequence[Candidate]

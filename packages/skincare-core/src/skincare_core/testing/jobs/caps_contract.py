@@ -79,6 +79,24 @@ class CapsContract:
             # Held back until now, never leased: its first attempt.
             assert (next_one.job.type, next_one.attempts) == ("mail", 1)
 
+    async def test_jobs_outside_the_caps_are_claimed_around_a_full_cap(
+        self, capped: Capped
+    ) -> None:
+        async with capped(ConcurrencyCaps(types={"mail": 1})) as subject:
+            for kind in ["report"] * 4 + ["mail"] * 3 + ["report"] * 4:
+                await enqueue(subject.queue, new_job(kind))
+            got = await receive_all(subject.queue, wanted=3)
+            assert types_of(got) == ["mail"] + ["report"] * 8
+            await subject.queue.ack_many([m for m in got if m.job.type == "report"])
+            # The held-back mails come one at a time as their slot frees, in any process.
+            for _ in range(2):
+                await subject.queue.ack_many([m for m in got if m.job.type == "mail"])
+                got = []
+                with anyio.fail_after(10):
+                    while not got:
+                        got = await subject.twin.receive(3)
+                assert types_of(got) == ["mail"]
+
     async def test_a_queue_cap_counts_every_type_of_its_queue(self, capped: Capped) -> None:
         async with capped(ConcurrencyCaps(queues={QUEUE: 3})) as subject:
             for n in range(4):
