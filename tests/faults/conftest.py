@@ -37,11 +37,13 @@ async def own_engine(own_database: str) -> AsyncIterator[AsyncEngine]:
 
 
 def terminate_backends(url: str) -> int:
-    """pg_terminate_backend on every other connection to `url`'s database; how many."""
+    """pg_terminate_backend on every other client connection to `url`'s database; how many.
+    An autovacuum worker on the database is no connection of the system's: left alone."""
     with psycopg.connect(libpq_conninfo(url), autocommit=True) as conn:
         row = conn.execute(
             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
             " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            " AND backend_type = 'client backend'"
         ).fetchone()
     return int(row[0]) if row else 0
 
