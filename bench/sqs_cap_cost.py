@@ -1,8 +1,9 @@
 """What a concurrency cap costs the drain on SQS (moto's HTTP server), the caps counted in the
 job ledger's database: the Worker draining no-op jobs with no cap, with a cap in use that
 never binds (every receive then starts its jobs through the capped start: lock, count, drop
-tombstones, start with the cap rows, in one transaction), and with a cap that binds (10 running
-at once, the held-back jobs sent back).
+tombstones, start with the cap rows, in one transaction), with a cap that binds (10 running
+at once, the held-back jobs sent back), and with a cap on another job type only (the received
+batches meet no cap and start as without caps).
 
 Run: `uv run python -m bench.sqs_cap_cost [--quick] [--jobs N] [--reps N]`. Uses
 SKINCARE_BENCH_DATABASE_URL when set, otherwise starts an embedded PostgreSQL in a temporary
@@ -47,6 +48,7 @@ VARIANTS = {
     "no cap": NO_CAPS,
     "cap in use, never full (type:noop=1000)": ConcurrencyCaps(types={"noop": 1000}),
     "cap of 10 (type:noop=10)": ConcurrencyCaps(types={"noop": 10}),
+    "a cap on another type only (type:mail=2)": ConcurrencyCaps(types={"mail": 2}),
 }
 QUEUES = ("default",)
 

@@ -293,9 +293,10 @@ def test_the_sqs_cap_cost_program_runs_quick_and_prints_each_variant() -> None:
     never_full = "| cap in use, never full (type:noop=1000)"
     # The drains, the ledger's start of a batch without and with a cap, then the plain start's
     # statement as shipped and before its stray check.
-    assert rows[2:5] == ["| no cap", never_full, "| cap of 10 (type:noop=10)"]
-    assert rows[7:9] == ["| no cap", never_full]
-    assert rows[11:] == [
+    other_type = "| a cap on another type only (type:mail=2)"
+    assert rows[2:6] == ["| no cap", never_full, "| cap of 10 (type:noop=10)", other_type]
+    assert rows[8:10] == ["| no cap", never_full]
+    assert rows[12:] == [
         "| plain start statement, as shipped",
         "| plain start statement, before the stray check",
     ]

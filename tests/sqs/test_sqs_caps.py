@@ -31,6 +31,7 @@ from skincare_core.testing.jobs.caps_contract import (
 )
 from skincare_postgres import PostgresJobLedger
 from skincare_postgres.driver import in_transaction
+from skincare_postgres.engine import libpq_conninfo
 from skincare_postgres.jobs.ledger_caps import CappedStart, start_capped
 from skincare_sqs import MAX_DELAY, ensure_queues, sqs_backend
 from skincare_sqs.client import Sender
@@ -153,6 +154,28 @@ async def test_a_queue_no_cap_touches_takes_no_slot(
         for n in range(3):
             await enqueue(backend.queue(OTHER), new_job("free", n=str(n)))
         assert len(await receive_all(backend.queue(OTHER))) == 3
+        assert await _slots(engine) == []
+        assert set((await _states(engine)).values()) == {"running"}
+
+
+async def test_a_batch_of_uncapped_jobs_starts_without_waiting_for_the_caps(
+    sqs_client: Any, fresh_named_queues: ProvisionNamed, engine: AsyncEngine
+) -> None:
+    urls = fresh_named_queues([QUEUE], visibility_timeout=_SECONDS)
+    caps = ConcurrencyCaps(types={"mail": 1})
+    async with (
+        _opened(sqs_client, urls, engine, caps, QUEUE) as backend,
+        await psycopg.AsyncConnection.connect(libpq_conninfo(engine.url)) as other,
+    ):
+        for n in range(3):
+            await enqueue(backend.queue(QUEUE), new_job("report", n=str(n)))
+        # Another process's capped start holds the mail cap's lock until it commits.
+        await other.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended('skincare.cap:type:mail', 0))"
+        )
+        with anyio.fail_after(10):
+            assert len(await receive_all(backend.queue(QUEUE))) == 3
+        await other.rollback()
         assert await _slots(engine) == []
         assert set((await _states(engine)).values()) == {"running"}
 

@@ -82,7 +82,8 @@ class SqsQueue:
     Under `caps` (which need the ledger) a received job starts only while every cap it falls
     under has room, every process's running jobs counted in the ledger's database, its slot
     held for `cap_lease` (the worker's visibility timeout) and extended with its lease; a job
-    held back is sent again unrun (`skincare_sqs.caps`). A queue no cap touches pays nothing."""
+    held back is sent again unrun (`skincare_sqs.caps`). A received batch no cap counts (no
+    cap on the queue, none on its jobs' types) starts as without caps and pays nothing."""
 
     def __init__(
         self,
@@ -103,6 +104,8 @@ class SqsQueue:
         if self._capped and ledger is None:
             raise ValueError("SQS enforces concurrency caps through a job ledger: none given")
         self._caps = caps
+        self._queue_capped = name in caps.queues
+        self._capped_types = frozenset(caps.capped_types)
         self._cap_lease = cap_lease
         self._settles = Settles()
         self.name = name
@@ -367,10 +370,14 @@ class SqsQueue:
         # marked running.
         if self._ledger is None or not messages:
             return messages
-        if self._capped:
+        if self._capped and self._meet_a_cap(messages):
             return await self._start_capped(self._ledger, messages)
         unrun = await self._ledger.start([m.job.id for m in messages])
         return await self._started(messages, unrun)
+
+    def _meet_a_cap(self, messages: builtins.list[Message]) -> bool:
+        """Whether a cap counts any of these jobs: a batch no cap counts starts as without caps."""
+        return self._queue_capped or any(m.job.type in self._capped_types for m in messages)
 
     async def _start_capped(
         self, ledger: JobLedger, messages: builtins.list[Message]
