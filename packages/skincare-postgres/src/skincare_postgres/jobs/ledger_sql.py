@@ -162,6 +162,7 @@ UPDATE jobs SET status = 'ready', body = p.body, available_at = now(), receipt =
     lease_expires_at = NULL
 FROM unnest(CAST(%(ids)s AS text[]), CAST(%(bodies)s AS text[])) AS p(id, body)
 WHERE jobs.id = p.id AND jobs.status IN ('sent', 'running')
+    AND jobs.id = ANY(CAST(%(ids)s AS text[]))
 RETURNING jobs.id
 """
 # With history: a sent row keeps its body; a received one notes when its attempt started.
@@ -189,12 +190,13 @@ WHERE id = %(id)s AND status = 'running'
 """
 
 # Deliveries (SQS's receive count) and the dead jobs' reasons come from the worker; an ack's
-# error goes in as ''.
+# error goes in as ''. The ids again as `= ANY`, as in `queue_sql._HELD`: an index condition
+# whatever the row estimate.
 FINISH_KEEPING = f"""
 WITH settled AS (
     DELETE FROM jobs USING unnest(CAST(%(ids)s AS text[]), CAST(%(attempts)s AS int[]),
         CAST(%(errors)s AS text[])) AS l(id, attempts, error)
-    WHERE jobs.id = l.id AND jobs.status <> 'dead'
+    WHERE jobs.id = l.id AND jobs.status <> 'dead' AND jobs.id = ANY(CAST(%(ids)s AS text[]))
     RETURNING jobs.id, jobs.type, jobs.queue, jobs.body, jobs.created_at, l.attempts,
         jobs.attempt_log, COALESCE(jobs.started_at, now()) AS started_at,
         CAST(%(worker)s AS text) AS worker, NULLIF(l.error, '') AS error),

@@ -107,7 +107,10 @@ RETURNING 1
 # only while its current receipt is the one listed (a fresh UUID per lease), so a stale receipt,
 # or a batch sent again after its first run committed, changes nothing.
 _LEASES = "CAST(%(ids)b AS text[]), CAST(CAST(%(receipts)b AS text[]) AS uuid[])"
-_HELD = "jobs.id = l.id AND jobs.receipt = l.receipt"
+# The ids once more as `= ANY`: an index condition on jobs whichever side of the join the
+# planner puts it, so a row estimate of about one (an analyze under a held xmin horizon) cannot
+# make it walk the whole primary key (with every finished job's dead entry) for ten rows.
+_HELD = "jobs.id = l.id AND jobs.receipt = l.receipt AND jobs.id = ANY(CAST(%(ids)b AS text[]))"
 
 # The deleted rows are counted done in the same statement.
 ACK = f"""
