@@ -5,7 +5,7 @@ jobs' dead tuples (and, a moment later, a backlog). Neither may depend on that e
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from typing import cast
@@ -13,7 +13,6 @@ from typing import cast
 import psycopg
 import pytest
 
-from skincare_core.jobs.job import Message
 from skincare_core.jobs.priority import PRIORITIES
 from skincare_postgres import PostgresQueue, create_engine, jobs_sql, upgrade
 from skincare_postgres.engine import libpq_conninfo
@@ -65,20 +64,42 @@ async def _stalled(url: str) -> AsyncIterator[_Conn]:
         await holder.rollback()
 
 
-async def _claim_blocks(admin: _Conn, limit: int) -> tuple[int, int]:
-    """Rows claimed and buffers read by one floored claim, on a connection set up as the
-    queue's claim connection is (rolled back)."""
-    await admin.execute("SET enable_sort = off")
+async def _explained(admin: _Conn, statement: str, params: Mapping[str, object]) -> tuple[int, int]:
+    """Rows and buffers of one run of `statement`, custom-planned as on the queue's own
+    connections (and rolled back)."""
     await admin.execute("SET plan_cache_mode = force_custom_plan")
-    floor = datetime.now(UTC) - timedelta(minutes=1)
-    floors = jobs_sql.floor_params(dict.fromkeys(PRIORITIES, floor))
-    params = {"queue": "default", **floors, "limit": limit, "visibility": "30 s"}
     async with admin.transaction(force_rollback=True):
-        explain = f"EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {jobs_sql.CLAIM}"
+        explain = f"EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {statement}"
         row = await (await admin.execute(explain, params)).fetchone()
     assert row is not None
     plan = cast("list[dict[str, dict[str, int]]]", row[0])[0]["Plan"]
     return plan["Actual Rows"], plan["Shared Hit Blocks"] + plan["Shared Read Blocks"]
+
+
+async def _claim_blocks(admin: _Conn, limit: int) -> tuple[int, int]:
+    """Rows claimed and buffers read by one floored claim, on a connection set up as the
+    queue's claim connection is (rolled back)."""
+    await admin.execute("SET enable_sort = off")
+    floor = datetime.now(UTC) - timedelta(minutes=1)
+    floors = jobs_sql.floor_params(dict.fromkeys(PRIORITIES, floor))
+    params = {"queue": "default", **floors, "limit": limit, "visibility": "30 s"}
+    return await _explained(admin, jobs_sql.CLAIM, params)
+
+
+@asynccontextmanager
+async def _stalled_queue(
+    new_database: Callable[[], str], *, history: bool = True
+) -> AsyncIterator[tuple[_Conn, PostgresQueue]]:
+    """A fresh database in the stall (`_stalled`), its estimate checked, and a queue on it."""
+    url = new_database()
+    upgrade(url)
+    engine = create_engine(url)
+    try:
+        async with _stalled(url) as admin, PostgresQueue(engine, history=history) as queue:
+            assert await _estimate(admin) == 1
+            yield admin, queue
+    finally:
+        await engine.dispose()
 
 
 async def _estimate(admin: _Conn) -> float:
@@ -92,20 +113,13 @@ async def _estimate(admin: _Conn) -> float:
 async def test_a_claim_fetches_only_its_rows_when_the_estimate_is_about_one_row(
     new_database: Callable[[], str],
 ) -> None:
-    url = new_database()
-    upgrade(url)
-    engine = create_engine(url)
-    try:
-        async with _stalled(url) as admin, PostgresQueue(engine) as queue:
-            assert await _estimate(admin) == 1
-            claimed, blocks = await _claim_blocks(admin, 100)
-            fastest = float("inf")
-            for _ in range(5):
-                began = time.perf_counter()
-                assert len(await queue.receive(100)) == 100
-                fastest = min(fastest, time.perf_counter() - began)
-    finally:
-        await engine.dispose()
+    async with _stalled_queue(new_database) as (admin, queue):
+        claimed, blocks = await _claim_blocks(admin, 100)
+        fastest = float("inf")
+        for _ in range(5):
+            began = time.perf_counter()
+            assert len(await queue.receive(100)) == 100
+            fastest = min(fastest, time.perf_counter() - began)
     # A join planned from that estimate walks the whole primary key, or the whole table once
     # per claimed row; fetching each locked row by its ctid reads a few blocks a row.
     assert claimed == 100
@@ -113,35 +127,16 @@ async def test_a_claim_fetches_only_its_rows_when_the_estimate_is_about_one_row(
     assert fastest < 0.05, fastest
 
 
-async def _ack_blocks(admin: _Conn, messages: list[Message]) -> int:
-    """Buffers read by the ack of `messages`, planned as on the queue's settle connection (and
-    rolled back)."""
-    await admin.execute("SET plan_cache_mode = force_custom_plan")
-    ids = [m.job.id for m in messages]
-    receipts = [m.receipt.split(":", 1)[0] for m in messages]
-    async with admin.transaction(force_rollback=True):
-        explain = f"EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {jobs_sql.ACK}"
-        row = await (await admin.execute(explain, {"ids": ids, "receipts": receipts})).fetchone()
-    assert row is not None
-    plan = cast("list[dict[str, dict[str, int]]]", row[0])[0]["Plan"]
-    return plan["Shared Hit Blocks"] + plan["Shared Read Blocks"]
-
-
 async def test_an_ack_reads_only_its_rows_when_the_estimate_is_about_one_row(
     new_database: Callable[[], str],
 ) -> None:
-    url = new_database()
-    upgrade(url)
-    engine = create_engine(url)
-    try:
-        async with _stalled(url) as admin, PostgresQueue(engine, history=False) as queue:
-            assert await _estimate(admin) == 1
-            claimed = await queue.receive(10)
-            blocks = await _ack_blocks(admin, claimed)
-            await queue.ack_many(claimed)
-            left = await (await admin.execute("SELECT count(*) FROM jobs")).fetchone()
-    finally:
-        await engine.dispose()
+    async with _stalled_queue(new_database, history=False) as (admin, queue):
+        claimed = await queue.receive(10)
+        ids = [m.job.id for m in claimed]
+        receipts = [m.receipt.split(":", 1)[0] for m in claimed]
+        _, blocks = await _explained(admin, jobs_sql.ACK, {"ids": ids, "receipts": receipts})
+        await queue.ack_many(claimed)
+        left = await (await admin.execute("SELECT count(*) FROM jobs")).fetchone()
     # Walking the primary key from its start reads every finished job's entry (some 200,000
     # blocks here); looking each id up reads a few blocks a row.
     assert blocks < 1_000, blocks
