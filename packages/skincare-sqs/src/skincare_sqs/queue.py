@@ -104,8 +104,6 @@ class SqsQueue:
         if self._capped and ledger is None:
             raise ValueError("SQS enforces concurrency caps through a job ledger: none given")
         self._caps = caps
-        self._queue_capped = name in caps.queues
-        self._capped_types = frozenset(caps.capped_types)
         self._cap_lease = cap_lease
         self._settles = Settles()
         self.name = name
@@ -377,7 +375,7 @@ class SqsQueue:
 
     def _meet_a_cap(self, messages: builtins.list[Message]) -> bool:
         """Whether a cap counts any of these jobs: a batch no cap counts starts as without caps."""
-        return self._queue_capped or any(m.job.type in self._capped_types for m in messages)
+        return any(self._caps.caps_of(self.name, m.job.type) for m in messages)
 
     async def _start_capped(
         self, ledger: JobLedger, messages: builtins.list[Message]

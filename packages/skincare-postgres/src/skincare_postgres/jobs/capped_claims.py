@@ -66,15 +66,13 @@ CROSS JOIN LATERAL (
 LIMIT %(limit)s
 """
 
-TAKE = """
+TAKE = f"""
 WITH due AS (
     SELECT CAST(d.ctid AS tid) AS ctid, d.available_at
     FROM unnest(CAST(%(ctids)s AS text[]), CAST(%(dues)s AS timestamptz[]))
         AS d(ctid, available_at)),
 taken AS (
-    UPDATE jobs SET attempts = attempts + 1, receipt = gen_random_uuid(),
-        available_at = now() + %(visibility)s, lease_expires_at = now() + %(visibility)s,
-        started_at = now()
+    UPDATE jobs SET {sql.LEASE}
     FROM due WHERE jobs.ctid = due.ctid
     RETURNING jobs.id, jobs.body, jobs.attempts, jobs.receipt, due.available_at AS due_at,
         jobs.priority, jobs.snoozes, due.ctid AS claimed_ctid),
@@ -100,9 +98,7 @@ WITH due AS (
         ORDER BY available_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED) AS d
     LIMIT %(limit)s),
 taken AS (
-    UPDATE jobs SET attempts = attempts + 1, receipt = gen_random_uuid(),
-        available_at = now() + %(visibility)s, lease_expires_at = now() + %(visibility)s,
-        started_at = now()
+    UPDATE jobs SET {sql.LEASE}
     FROM due WHERE jobs.ctid = due.ctid AND due.type <> ALL(CAST(%(capped)s AS text[]))
     RETURNING jobs.id, jobs.body, jobs.attempts, jobs.receipt::text AS receipt,
         due.available_at AS due_at, jobs.priority, jobs.snoozes)

@@ -59,6 +59,11 @@ BY_PRIORITY = "(VALUES {}) AS p(priority, floor)".format(
 DUE_IN_PRIORITY = """status = 'ready' AND queue = %(queue)s AND priority = p.priority
             AND available_at <= now() AND available_at >= COALESCE(p.floor, '-infinity')"""
 
+# What a claim sets on each row it leases (`CLAIM`, and the capped claims' statements).
+LEASE = """attempts = attempts + 1, receipt = gen_random_uuid(),
+    available_at = now() + %(visibility)s, lease_expires_at = now() + %(visibility)s,
+    started_at = now()"""
+
 CLAIM = f"""
 WITH due AS (
     SELECT d.ctid, d.available_at FROM {BY_PRIORITY}
@@ -66,9 +71,7 @@ WITH due AS (
         SELECT ctid, available_at FROM jobs WHERE {DUE_IN_PRIORITY}
         ORDER BY available_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED) AS d
     LIMIT %(limit)s)
-UPDATE jobs SET attempts = attempts + 1, receipt = gen_random_uuid(),
-    available_at = now() + %(visibility)s, lease_expires_at = now() + %(visibility)s,
-    started_at = now()
+UPDATE jobs SET {LEASE}
 FROM due WHERE jobs.ctid = due.ctid
 RETURNING jobs.id, jobs.body, jobs.attempts, jobs.receipt::text AS receipt,
     due.available_at AS due_at, jobs.priority, jobs.snoozes
