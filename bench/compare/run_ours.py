@@ -47,8 +47,20 @@ class OursSystem:
         self._queue = PostgresQueue(engine, visibility_timeout=timedelta(seconds=30))
 
     async def install(self) -> None:
-        """The shipped Alembic migrations (synchronous: run in a worker thread)."""
+        """The shipped Alembic migrations (synchronous: run in a worker thread); with option
+        history_indexes=False, job_history without its indexes after them."""
         await anyio.to_thread.run_sync(upgrade, sqlalchemy_url(self._url))
+        if not self._options.get("history_indexes", True):
+            await self._drop_history_indexes()
+
+    async def _drop_history_indexes(self) -> None:
+        # The least a kept history costs: each finished job's row, found by no search.
+        async with self._engine.begin() as conn:
+            found = await conn.execute(
+                text("SELECT indexname FROM pg_indexes WHERE tablename = 'job_history'")
+            )
+            for name in found.scalars().all():
+                await conn.execute(text(f'DROP INDEX "{name}"'))
 
     async def enqueue(self, payloads: Sequence[Payload]) -> None:
         """One statement (and NOTIFY) for the batch; typed jobs with option typed=True."""
@@ -119,7 +131,8 @@ class OursSystem:
 @asynccontextmanager
 async def open_system(url: str, options: Mapping[str, Any]) -> AsyncIterator[OursSystem]:
     """Ours on `url`. Options: notify (default True), poll_s (default 1.0), typed (default
-    False: a plain handler), history (default True: finished jobs kept in job_history)."""
+    False: a plain handler), history (default True: finished jobs kept in job_history),
+    history_indexes (default True; False: job_history's indexes dropped after the migrations)."""
     engine = create_engine(sqlalchemy_url(url))
     system = OursSystem(url, engine, options)
     try:

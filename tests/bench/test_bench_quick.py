@@ -18,6 +18,8 @@ from tests.unmeasured import unmeasured
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = ("drain", "limit", "concurrency", "latency", "sqs")
+# A program's own flags in its quick run: limit's history floor brings every history variant.
+FLAGS = {"limit": ("--history-floor",)}
 
 
 def _run_quick(name: str, out: Path) -> subprocess.CompletedProcess[str]:
@@ -26,7 +28,7 @@ def _run_quick(name: str, out: Path) -> subprocess.CompletedProcess[str]:
     command = [uv, "run", "--group", "bench", "python", "-m", f"bench.compare.{name}"]
     return subprocess.run(
         # One rep each: the harness and its JSON are the same code at any rep count.
-        [*command, "--quick", "--reps", "1", "--out", str(out)],
+        [*command, *FLAGS.get(name, ()), "--quick", "--reps", "1", "--out", str(out)],
         cwd=ROOT,
         env=unmeasured(os.environ),
         capture_output=True,
@@ -63,6 +65,9 @@ def test_each_program_runs_quick_and_reports(name: str, tmp_path: Path) -> None:
     assert document["runs"], f"{name} measured nothing"
     assert document["reps"] == 1
     assert all(len(runs) == 1 for runs in document["runs"].values())
+    if name == "limit":
+        assert {"ours nohist b10", "ours rowonly b50"} <= set(document["runs"])
+        assert "ours rowonly b50 / ours nohist b50 (jobs_per_s)" in done.stdout, done.stdout
 
 
 @pytest.mark.slow
