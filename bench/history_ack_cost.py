@@ -2,11 +2,12 @@
 history, the shipped ack with history, the same with random (UUID4) ids and with the body
 parsed once for each use (the statement before), with each of job_history's indexes dropped and
 with all of them, the argument index without a pending list (fastupdate off), a minimal
-seven-column row with no index (the least a history row written by the ack costs), and four
+seven-column row with no index (the least a history row written by the ack costs), and five
 designs not taken: a BRIN index on finished_at for the type index, a hash index for the id
-index, the body not parsed (the arguments not kept), and River's: the finished row kept in the
-jobs table, its arguments and type indexed there; and the next design not built: the history
-row written into an unindexed time slice of a partitioned table.
+index, the id and type indexes compared in the C collation (the database's, C.UTF-8, compares
+by strcoll), the body not parsed (the arguments not kept), and River's: the finished row kept
+in the jobs table, its arguments and type indexed there; and the next design not built: the
+history row written into an unindexed time slice of a partitioned table.
 
 Run: `uv run python -m bench.history_ack_cost [--quick] [--jobs N] [--batch B] [--reps R]`.
 Each run fills N leased jobs with COPY and acks them B a statement on one autocommit
@@ -138,6 +139,15 @@ VARIANTS = {
     ),
     "history, hash index for the id index": Variant(
         _KEEPING, new_job_id, _INDEXES[:1], (f"{_BENCH_INDEX} USING hash (id)",)
+    ),
+    "history, id and type indexes in the C collation": Variant(
+        _KEEPING,
+        new_job_id,
+        (_INDEXES[0], _INDEXES[2]),
+        (
+            f'{_BENCH_INDEX} (id COLLATE "C")',
+            'CREATE INDEX bench_type_c ON job_history (type COLLATE "C", finished_at)',
+        ),
     ),
     "history, body not parsed (no arguments kept)": Variant(
         _KEEPING.replace("CAST(s.body AS jsonb)", "CAST('{}' AS jsonb)"), new_job_id

@@ -250,6 +250,7 @@ def test_the_history_ack_cost_program_acks_every_job_in_each_variant() -> None:
         "| 7-column row, no index",
         "| history, BRIN on finished_at for the type index",
         "| history, hash index for the id index",
+        "| history, id and type indexes in the C collation",
         "| history, body not parsed (no arguments kept)",
         "| finished rows kept in jobs (River's way), no job_history",
         "| history into an unindexed time slice (a partition)",
