@@ -248,6 +248,7 @@ def test_the_history_ack_cost_program_acks_every_job_in_each_variant() -> None:
         "| history, argument index without a pending list",
         "| history row, no index",
         "| 7-column row, no index",
+        "| 7-column row, id index only",
         "| history, BRIN on finished_at for the type index",
         "| history, hash index for the id index",
         "| history, id and type indexes in the C collation",
