@@ -25,6 +25,7 @@ from skincare_core.testing.jobs.caps_contract import (
 )
 from skincare_postgres import postgres_backend
 from skincare_postgres.engine import libpq_conninfo
+from skincare_postgres.jobs.capped_claims import LOCK
 
 # Long enough that no lease ends while a test receives on a loaded machine (a 1 s lease did).
 _LEASE = timedelta(seconds=3)
@@ -49,10 +50,6 @@ class TestPostgresCaps(CapsContract):
         return subject
 
 
-# What a capped claim of another process locks first, and holds until it commits.
-_MAIL_CAP_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('skincare.cap:type:mail', 0))"
-
-
 @pytest.mark.anyio
 async def test_only_a_claim_that_meets_a_capped_type_waits_for_the_caps(
     engine: AsyncEngine,
@@ -66,7 +63,8 @@ async def test_only_a_claim_that_meets_a_capped_type_waits_for_the_caps(
         await enqueue(queue, new_job("report"))
         await enqueue(queue, new_job("mail"))
         async with await psycopg.AsyncConnection.connect(libpq_conninfo(engine.url)) as other:
-            await other.execute(_MAIL_CAP_LOCK)
+            # Another process's capped claim holds the mail cap's lock until it ends.
+            await other.execute(LOCK, {"caps": ["type:mail"]})
             # The report, due first, is claimed while another claim holds the mail cap.
             with anyio.fail_after(5):
                 [report] = await queue.receive(1)
@@ -90,7 +88,7 @@ async def test_only_a_claim_that_meets_a_capped_type_waits_for_the_caps(
             with anyio.fail_after(5):
                 assert [m.job.type for m in await queue.receive(1)] == ["report"]
             await enqueue(queue, new_job("report"))
-            await other.execute(_MAIL_CAP_LOCK)
+            await other.execute(LOCK, {"caps": ["type:mail"]})
             with anyio.fail_after(5):
                 assert [m.job.type for m in await queue.receive(1)] == ["report"]
             await other.rollback()

@@ -32,6 +32,7 @@ from skincare_core.testing.jobs.caps_contract import (
 from skincare_postgres import PostgresJobLedger
 from skincare_postgres.driver import in_transaction
 from skincare_postgres.engine import libpq_conninfo
+from skincare_postgres.jobs.capped_claims import LOCK
 from skincare_postgres.jobs.ledger_caps import CappedStart, start_capped
 from skincare_sqs import MAX_DELAY, ensure_queues, sqs_backend
 from skincare_sqs.client import Sender
@@ -170,9 +171,7 @@ async def test_a_batch_of_uncapped_jobs_starts_without_waiting_for_the_caps(
         for n in range(3):
             await enqueue(backend.queue(QUEUE), new_job("report", n=str(n)))
         # Another process's capped start holds the mail cap's lock until it commits.
-        await other.execute(
-            "SELECT pg_advisory_xact_lock(hashtextextended('skincare.cap:type:mail', 0))"
-        )
+        await other.execute(LOCK, {"caps": ["type:mail"]})
         with anyio.fail_after(10):
             assert len(await receive_all(backend.queue(QUEUE))) == 3
         await other.rollback()
